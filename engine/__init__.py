@@ -1,0 +1,6 @@
+"""ipcgrasp engine: headless scene, IPC grasp simulation, analytic models and file formats.
+
+Everything here is SI (metres, kilograms, seconds, newtons, pascals, joules) and never imports Qt.
+"""
+
+__version__ = "0.1.0"
