@@ -9,7 +9,7 @@ class IpcGraspError(Exception):
 
 
 class MeshError(IpcGraspError, ValueError):
-    """An object or pad mesh that cannot be used (missing, unreadable, not watertight, wrong units)."""
+    """A mesh that cannot be used (missing, unreadable, not watertight, wrong units)."""
 
 
 class ParameterError(IpcGraspError, ValueError):

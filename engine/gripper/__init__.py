@@ -1,1 +1,1 @@
-"""gripper."""
+"""Gripper geometry: pad outlines and tet meshes (pad_geometry), jaw placement (jaws)."""

@@ -1,0 +1,33 @@
+"""`ipcgrasp` command line: one subcommand per engine capability."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine import __version__
+from engine.cli import simulate
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ipcgrasp",
+        description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
+    )
+    parser.add_argument("--version", action="version", version=f"ipcgrasp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    simulate.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

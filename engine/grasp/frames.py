@@ -1,0 +1,78 @@
+"""Plain data a simulation streams (frames) and returns (trial results)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PHASES = ("squeeze", "lift", "hold")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The state after one accepted time step."""
+
+    index: int
+    time_s: float
+    phase: str
+    pad_vertices: tuple[np.ndarray, np.ndarray]  # (n,3) world positions of every pad vertex
+    object_pose: np.ndarray  # 4x4 world <- object resting frame
+    plate_travel_m: float  # how far each plate has closed from the open position
+    plate_lift_m: float  # how far the plates have risen
+    psi_j: tuple[float, float]  # pad strain energies Psi1, Psi2
+    grip_force_n: tuple[float, float]  # contact force on each pad along its closing direction
+    contacts: dict[str, int]
+    min_distance_m: float
+    object_min_z_m: float
+    newton_iterations: int
+    intersection_free: bool
+
+
+@dataclass
+class TrialResult:
+    """Outcome of one squeeze-lift trial."""
+
+    trial: int
+    success: bool
+    reason: str
+    psi1_j: float = float("nan")  # at the end of the squeeze
+    psi2_j: float = float("nan")
+    grip_force1_n: float = float("nan")
+    grip_force2_n: float = float("nan")
+    squeeze_balanced: bool = False
+    lift_height_m: float = float("nan")  # object lowest point above the ground at the end
+    frames: int = 0
+    newton_iterations: int = 0
+    rollbacks: int = 0
+    wall_time_s: float = 0.0
+    min_distance_m: float = float("inf")
+    intersection_free: bool = True
+    perturbation: dict[str, float] = field(default_factory=dict)
+    error: str = ""  # set when the trial ended with an exception (solver, bad input)
+
+    @property
+    def grip_force_n(self) -> float:
+        return 0.5 * (self.grip_force1_n + self.grip_force2_n)
+
+    def as_json(self) -> dict:
+        return {
+            "trial": self.trial,
+            "success": self.success,
+            "reason": self.reason,
+            "psi1": self.psi1_j,
+            "psi2": self.psi2_j,
+            "grip_force": self.grip_force_n,
+            "grip_force_1": self.grip_force1_n,
+            "grip_force_2": self.grip_force2_n,
+            "squeeze_balanced": self.squeeze_balanced,
+            "lift_height": self.lift_height_m,
+            "frames": self.frames,
+            "newton_iterations": self.newton_iterations,
+            "rollbacks": self.rollbacks,
+            "wall_time_s": self.wall_time_s,
+            "min_distance": self.min_distance_m,
+            "intersection_free": self.intersection_free,
+            "error": self.error,
+            **{f"perturbation_{k}": v for k, v in self.perturbation.items()},
+        }

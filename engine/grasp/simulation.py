@@ -1,0 +1,463 @@
+"""The IPC-GraspSim squeeze-lift procedure as a stream of frames.
+
+1. The gripper starts open (contact faces `open_width_m` apart) at the grasp pose.
+2. Squeeze: both plates close along the grasp axis (at most `closing_speed_m_s`) until both pad
+   strain energies reach Psi_th and agree within `psi_balance_tol` (or both pad forces reach
+   `squeeze_force_n`). Near the threshold the plate increment is chosen by a secant on
+   log(stop quantity) and a step that overshoots is rolled back, so the overshoot does not
+   decide the outcome.
+3. Lift: plates rise at `lift_speed_m_s` with fixed separation until the object's lowest point
+   is `lift_height_m` above the ground, then hold still for `hold_time_s`. The lift ends early
+   when the object lags the plates by more than `slip_tolerance_m` (it can no longer reach
+   the height before the plates' maximum rise of lift_height + slip_tolerance).
+Success: the lift height was reached and, at the end, both pads touch the object and the
+object does not touch the ground (contact = closer than the barrier distance dhat).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import ipctk
+import numpy as np
+
+from engine.errors import GraspError, SolverError
+from engine.fem.neohookean import elastic_energy
+from engine.grasp.frames import Frame, TrialResult
+from engine.grasp.params import SimulationParams
+from engine.gripper.jaws import place_jaws
+from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
+from engine.ipc.affine_body import pose_matrix
+from engine.ipc.contact_metrics import ContactSummary, grip_forces, summarize_contacts
+from engine.ipc.newton import initial_kappa, newton_solve
+from engine.ipc.potential import IncrementalPotential, build_collisions
+from engine.ipc.system import OBJECT_OWNER, GraspSystem
+from engine.scene.resting import RestingObject
+
+_BROAD_PHASE = ipctk.LBVH()
+
+
+class _StepBlocked(Exception):
+    """The rigid-translation initial guess of a step would collide; take a smaller step."""
+
+    def __init__(self, alpha: float) -> None:
+        super().__init__(alpha)
+        self.alpha = alpha
+
+
+@dataclass
+class _State:
+    u: np.ndarray
+    v: np.ndarray
+    time_s: float
+    travel_m: float
+    lift_m: float
+    kappa: float
+
+
+def configure_threads() -> None:
+    """ipctk on one thread: trials run one per process, and a second TBB thread mostly waits.
+
+    Override with IPCGRASP_IPCTK_THREADS.
+    """
+    ipctk.set_num_threads(int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
+
+
+def build_pad(params: SimulationParams) -> PadMesh:
+    return mesh_pad(pad_outline(params.pad), params.pad_edge_length_m, params.pad_layers)
+
+
+class GraspSimulation:
+    """One squeeze-lift trial. Iterate `frames()`; read `result` when it is exhausted.
+
+    A consumer cancels by stopping iteration (or calling `close()` on the generator).
+    """
+
+    def __init__(
+        self,
+        obj: RestingObject,
+        gripper_pose: np.ndarray,
+        params: SimulationParams,
+        pad: PadMesh | None = None,
+        trial: int = 0,
+        perturbation: dict[str, float] | None = None,
+    ) -> None:
+        self.params = params.validate()
+        configure_threads()
+        self.obj = obj
+        self.gripper_pose = np.asarray(gripper_pose, dtype=float)
+        self.pad = pad if pad is not None else build_pad(params)
+        jaws = place_jaws(self.gripper_pose, params.open_width_m)
+        self.normals = (jaws[0].normal, jaws[1].normal)
+        pad_world = (jaws[0].to_world(self.pad.vertices), jaws[1].to_world(self.pad.vertices))
+        _check_open_jaws_clear_ground(pad_world)
+        self.system = GraspSystem(
+            (self.pad, self.pad),
+            pad_world,
+            obj,
+            object_lift_m=0.5 * params.dhat_m,
+            youngs_modulus_pa=params.youngs_modulus_pa,
+            poisson_ratio=params.poisson_ratio,
+            pad_density_kg_m3=params.pad_density_kg_m3,
+            object_stiffness_pa=params.effective_object_stiffness_pa,
+        )
+        self._check_open_jaws_clear_object()
+        self._check_jaws_close_on_object(jaws)
+        s = self.system
+        self._glued_rest = s.u_initial[s.fixed].copy()
+        # Plate motion of each fixed DOF per metre of closing travel and of lift.
+        close_dir = np.zeros(s.ndof)
+        lift_dir = np.zeros(s.ndof)
+        for blk, n in zip(s.pads, self.normals, strict=True):
+            close_dir[blk.dof] = np.tile(n, len(blk.mesh.vertices))
+            lift_dir[blk.dof] = np.tile([0.0, 0.0, 1.0], len(blk.mesh.vertices))
+        self._close_dir, self._lift_dir = close_dir, lift_dir
+        # The same surfaces without the ground: distances between bodies only.
+        self._approach_mesh = ipctk.CollisionMesh(
+            s.collision_vertices(s.u_initial), s.collision_edges, s.collision_faces
+        )
+        self._approach_mesh.can_collide = s.body_filter
+        self.result = TrialResult(trial=trial, success=False, reason="not run")
+        self.result.perturbation = dict(perturbation or {})
+        self._state = _State(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
+        self._frame_index = 0
+        self._kappa_max = 0.0
+
+    # --- input checks -------------------------------------------------------------------------
+    def _check_open_jaws_clear_object(self) -> None:
+        s = self.system
+        x = s.collision_vertices(s.u_initial)
+        if ipctk.has_intersections(s.collision_mesh, x, _BROAD_PHASE):
+            raise GraspError(
+                "the open jaws intersect the object: it is wider than the "
+                f"{self.params.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
+                "centre is off the object; move the grasp or choose another closing axis"
+            )
+        c = ipctk.NormalCollisions()
+        c.build(s.collision_mesh, x, self.params.dhat_m, 0.0, _BROAD_PHASE)
+        for col in c:
+            if isinstance(col, ipctk.PlaneVertexNormalCollision):
+                continue
+            ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
+            owners = {int(s.collision_owner[i]) for i in ids}
+            if len(owners) > 1:
+                raise GraspError(
+                    "the open jaws touch the object before closing (closer than "
+                    f"{self.params.dhat_m * 1e3:.2f} mm); move the grasp so the open jaws are "
+                    "clear of the object"
+                )
+
+    def _check_jaws_close_on_object(self, jaws) -> None:
+        """Rays from jaw 0's contact face along its closing direction must hit the object."""
+        import trimesh
+
+        outline = self.pad.outline.polygon
+        lo, hi = outline.min(axis=0), outline.max(axis=0)
+        a, b = np.meshgrid(np.linspace(lo[0], hi[0], 24), np.linspace(lo[1], hi[1], 16))
+        pts = np.column_stack([a.ravel(), b.ravel()])
+        pts = pts[_inside_polygon(pts, outline)]
+        origins = jaws[0].to_world(np.column_stack([pts, np.zeros(len(pts))]))
+        directions = np.tile(jaws[0].normal, (len(origins), 1))
+        mesh = trimesh.Trimesh(self.obj.vertices, self.obj.faces, process=False)
+        locations, index_ray, _ = mesh.ray.intersects_location(origins, directions)
+        if len(index_ray):
+            reach = np.einsum("ij,ij->i", locations - origins[index_ray], directions[index_ray])
+            if np.any(reach <= self.params.open_width_m):
+                return
+        raise GraspError(
+            "the grasp misses the object: closing the jaws would not touch it. Move the grasp "
+            "centre onto the object (resting-frame bounds "
+            f"{np.round(self.obj.vertices.min(0) * 1e3, 1).tolist()} .. "
+            f"{np.round(self.obj.vertices.max(0) * 1e3, 1).tolist()} mm)"
+        )
+
+    # --- stepping -----------------------------------------------------------------------------
+    def _dirichlet(self, travel: float, lift: float) -> np.ndarray:
+        s = self.system
+        return self._glued_rest + travel * self._close_dir[s.fixed] + lift * self._lift_dir[s.fixed]
+
+    def _step(self, d_travel: float, d_lift: float, carry_object: bool) -> tuple[_State, int]:
+        """Advance one time step with the plates moved by (d_travel, d_lift)."""
+        p, s, st = self.params, self.system, self._state
+        motion = d_travel * self._close_dir + d_lift * self._lift_dir
+        guess = st.u + motion
+        if carry_object:
+            guess[s.obj_dof.start + 2] += d_lift
+        x0 = s.collision_vertices(st.u)
+        alpha = ipctk.compute_collision_free_stepsize(
+            s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
+        )
+        if alpha < 1.0 and carry_object:
+            guess[s.obj_dof.start + 2] -= d_lift
+            alpha = ipctk.compute_collision_free_stepsize(
+                s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
+            )
+        if alpha < 1.0:
+            raise _StepBlocked(float(alpha))
+        guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
+        h = p.time_step_s
+        potential = IncrementalPotential(
+            s, st.u, st.v, h, st.kappa, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s
+        )
+        if self._kappa_max == 0.0:
+            avg_mass = float(s.mass.diagonal().mean())
+            kappa, self._kappa_max = initial_kappa(potential, st.u, avg_mass)
+            potential.set_kappa(max(kappa, st.kappa))
+        res = newton_solve(
+            potential, guess, self._kappa_max, p.newton_tol_m, p.max_newton_iterations
+        )
+        new = _State(
+            res.u,
+            (res.u - st.u) / h,
+            st.time_s + h,
+            st.travel_m + d_travel,
+            st.lift_m + d_lift,
+            res.kappa,
+        )
+        self._last_barrier = potential.barrier
+        return new, res.iterations
+
+    def _pad_energies(self, u: np.ndarray) -> tuple[float, float]:
+        s = self.system
+        out = [
+            elastic_energy(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            for k, blk in enumerate(s.pads)
+        ]
+        return (out[0], out[1])
+
+    def _summary(self, st: _State) -> ContactSummary:
+        barrier = ipctk.BarrierPotential(self.params.dhat_m, max(st.kappa, 1e-300))
+        return summarize_contacts(self.system, barrier, st.u, self.params.dhat_m, self.normals)
+
+    def _frame(self, st: _State, phase: str, iterations: int) -> tuple[Frame, ContactSummary]:
+        s = self.system
+        summary = self._summary(st)
+        q = s.object_state(st.u)
+        pose = pose_matrix(q)
+        pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
+        frame = Frame(
+            index=self._frame_index,
+            time_s=st.time_s,
+            phase=phase,
+            pad_vertices=(s.pad_positions(st.u, 0).copy(), s.pad_positions(st.u, 1).copy()),
+            object_pose=pose,
+            plate_travel_m=st.travel_m,
+            plate_lift_m=st.lift_m,
+            psi_j=self._pad_energies(st.u),
+            grip_force_n=summary.grip_force_n,
+            contacts=summary.as_dict(),
+            min_distance_m=summary.min_distance_m,
+            object_min_z_m=summary.object_min_z_m,
+            newton_iterations=iterations,
+            intersection_free=summary.intersection_free,
+        )
+        self._frame_index += 1
+        r = self.result
+        r.frames += 1
+        r.newton_iterations += iterations
+        r.min_distance_m = min(r.min_distance_m, summary.min_distance_m)
+        r.intersection_free = r.intersection_free and summary.intersection_free
+        r.lift_height_m = summary.object_min_z_m
+        return frame, summary
+
+    # --- the procedure ------------------------------------------------------------------------
+    def frames(self) -> Iterator[Frame]:
+        t0 = time.perf_counter()
+        try:
+            yield from self._run()
+        except SolverError as exc:
+            self.result.success = False
+            self.result.reason = "solver failed"
+            self.result.error = str(exc)
+        finally:
+            self.result.wall_time_s = time.perf_counter() - t0
+
+    def run(self, on_frame: Callable[[Frame], bool | None] | None = None) -> TrialResult:
+        """Run to the end; `on_frame` may return True to cancel."""
+        gen = self.frames()
+        for frame in gen:
+            if on_frame is not None and on_frame(frame):
+                gen.close()
+                self.result.reason = "cancelled"
+                break
+        return self.result
+
+    def _run(self) -> Iterator[Frame]:
+        p, r = self.params, self.result
+        summary = yield from self._squeeze()
+        if summary is None:
+            return
+        psi = self._pad_energies(self._state.u)
+        r.psi1_j, r.psi2_j = psi
+        r.grip_force1_n, r.grip_force2_n = summary.grip_force_n
+        if summary.pad_object[0] == 0 or summary.pad_object[1] == 0:
+            missing = 1 if summary.pad_object[0] == 0 else 2
+            r.reason = f"pad {missing} does not touch the object at the end of the squeeze"
+            return
+        summary = yield from self._lift()
+        if summary is None:
+            return
+        lifted = summary.object_min_z_m >= p.lift_height_m - p.dhat_m
+        held = summary.pad_object[0] > 0 and summary.pad_object[1] > 0
+        off_ground = summary.object_ground == 0 and summary.object_min_z_m > p.dhat_m
+        r.success = bool(lifted and held and off_ground)
+        if r.success:
+            r.reason = "lifted"
+        elif not lifted:
+            r.reason = (
+                f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.1f} mm "
+                f"while the plates rose {self._state.lift_m * 1e3:.1f} mm"
+            )
+        elif not held:
+            r.reason = "object lost contact with a pad during the lift"
+        else:
+            r.reason = "object still touches the ground"
+
+    def _squeeze(self) -> Iterator[Frame]:
+        """Close until the stop quantity is in [th, (1+overshoot) th]; returns the last summary."""
+        p, r = self.params, self.result
+        use_force = p.squeeze_force_n is not None
+        threshold = p.squeeze_force_n if use_force else p.psi_th_j
+        upper = threshold * (1.0 + p.threshold_overshoot)
+        target = threshold * math.sqrt(1.0 + p.threshold_overshoot)
+        delta_max = p.closing_speed_m_s * p.time_step_s
+        delta_min = p.newton_tol_m  # plate increments below the Newton tolerance are noise
+        first_contact = p.dhat_m / 8.0
+        max_travel = 0.5 * p.open_width_m
+        delta = delta_max
+        q_prev = 0.0
+        unbalanced = 0
+        touching = (False, False)
+        summary = None
+        for _ in range(p.max_steps):
+            st = self._state
+            if st.travel_m + delta > max_travel:
+                delta = max_travel - st.travel_m
+                if delta <= delta_min:
+                    r.reason = "jaws closed completely without reaching the squeeze threshold"
+                    return None
+            if not all(touching):
+                delta = min(delta, max(self._approach_limit(delta, touching), first_contact))
+            try:
+                new, its = self._step(delta, 0.0, carry_object=False)
+            except _StepBlocked as blocked:
+                delta = max(0.5 * blocked.alpha * delta, delta_min)
+                continue
+            qs = self._stop_quantities(new, use_force)
+            q = min(qs)
+            if q > upper and delta > delta_min:
+                r.rollbacks += 1
+                if q_prev > 0.0:
+                    ratio = math.log(target / q_prev) / math.log(q / q_prev)
+                    delta *= min(max(ratio, 0.05), 0.5)
+                else:
+                    delta *= 0.25
+                continue
+            self._state = new
+            frame, summary = self._frame(new, "squeeze", its)
+            yield frame
+            touching = (summary.pad_object[0] > 0, summary.pad_object[1] > 0)
+            if summary.pad_pad > 0 and min(summary.pad_object) == 0:
+                r.reason = "jaws closed on each other without gripping the object"
+                return None
+            if q >= threshold:
+                psi = frame.psi_j
+                balanced = abs(psi[0] - psi[1]) <= p.psi_balance_tol * max(psi)
+                r.squeeze_balanced = bool(balanced or use_force)
+                if r.squeeze_balanced or unbalanced >= 10 or q > threshold * 4:
+                    return summary
+                unbalanced += 1
+            elif q_prev > 0.0 and q > q_prev * (1.0 + 1e-9):
+                ratio = math.log(target / q) / math.log(q / q_prev)
+                delta = min(delta * min(max(ratio, 0.25), 2.0), delta_max)
+            elif q == 0.0:
+                delta = min(2.0 * delta, delta_max)
+            q_prev = q
+        raise SolverError(f"the squeeze did not finish within {p.max_steps} steps")
+
+    def _stop_quantities(self, st: _State, use_force: bool) -> tuple[float, float]:
+        if not use_force:
+            return self._pad_energies(st.u)
+        s = self.system
+        x = s.collision_vertices(st.u)
+        c = build_collisions(s, x, self.params.dhat_m)
+        f = grip_forces(s, self._last_barrier, c, x, self.normals)
+        return (max(f[0], 0.0), max(f[1], 0.0))
+
+    def _approach_limit(self, delta: float, touching: tuple[bool, bool]) -> float:
+        """Closing increment that brings no untouched pad closer than 0.9 dhat to the object.
+
+        Used until both pads touch, so one step never jumps from free flight deep into the
+        barrier (and CCD never has to resolve a face-on impact, which is slow in ipctk).
+        """
+        s, dhat = self.system, self.params.dhat_m
+        x = s.collision_vertices(self._state.u)
+        c = ipctk.NormalCollisions()
+        c.build(self._approach_mesh, x, delta + dhat, 0.0, _BROAD_PHASE)
+        limit = delta
+        for col in c:
+            ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
+            owners = {int(s.collision_owner[i]) for i in ids}
+            if len(owners) > 1 and not any(touching[k] for k in owners if k != OBJECT_OWNER):
+                gap = math.sqrt(col.compute_distance(x, s.collision_edges, s.collision_faces))
+                limit = min(limit, gap - 0.9 * dhat)
+        return limit
+
+    def _lift(self) -> Iterator[Frame]:
+        p, st0 = self.params, self._state
+        delta = p.lift_speed_m_s * p.time_step_s
+        max_lift = p.lift_height_m + p.slip_tolerance_m
+        summary = self._summary(st0)
+        z0 = summary.object_min_z_m
+        phase = "lift"
+        hold_steps = round(p.hold_time_s / p.time_step_s)
+        for _ in range(p.max_steps):
+            st = self._state
+            if phase == "lift":
+                d = min(delta, max_lift - st.lift_m)
+                try:
+                    new, its = self._step(0.0, d, carry_object=True)
+                except _StepBlocked as blocked:
+                    delta = max(0.5 * blocked.alpha * delta, 1e-6)
+                    continue
+                delta = p.lift_speed_m_s * p.time_step_s
+            else:
+                new, its = self._step(0.0, 0.0, carry_object=False)
+            self._state = new
+            frame, summary = self._frame(new, phase, its)
+            yield frame
+            if phase == "lift":
+                lag = new.lift_m - (summary.object_min_z_m - z0)
+                if summary.object_min_z_m >= p.lift_height_m:
+                    phase = "hold"
+                elif lag > p.slip_tolerance_m or new.lift_m >= max_lift - 1e-12:
+                    return summary
+            else:
+                hold_steps -= 1
+            if phase == "hold" and hold_steps <= 0:
+                return summary
+        raise SolverError(f"the lift did not finish within {p.max_steps} steps")
+
+
+def _check_open_jaws_clear_ground(pad_world: tuple[np.ndarray, np.ndarray]) -> None:
+    low = min(float(x[:, 2].min()) for x in pad_world)
+    if low <= 0.0:
+        raise GraspError(
+            f"the open jaws reach {low * 1e3:.1f} mm below the ground plane; raise the grasp "
+            f"centre by at least {-low * 1e3 + 1:.0f} mm or tilt the approach"
+        )
+
+
+def _inside_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Even-odd point-in-polygon test for (n,2) points against a (k,2) closed polygon."""
+    x, y = points[:, 0:1], points[:, 1:2]
+    x0, y0 = polygon[:, 0], polygon[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    crosses = (y0 > y) != (y1 > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xi = x0 + (y - y0) * (x1 - x0) / (y1 - y0)
+    return np.logical_and(crosses, x < xi).sum(axis=1) % 2 == 1

@@ -1,0 +1,96 @@
+"""Frames of one or more trials in a single .npz (NumPy arrays only; no pickle).
+
+Layout: `meta` is a JSON string (version, trial ids, phases legend); per trial k the arrays
+`t{k}/time_s` (F,), `t{k}/phase` (F,) int8 index into meta["phases"], `t{k}/pad1` and
+`t{k}/pad2` (F,n,3) float32 world vertex positions, `t{k}/object_pose` (F,4,4),
+`t{k}/psi` (F,2) J, `t{k}/grip_force` (F,2) N, `t{k}/contacts` (F,5) int32 in the order of
+meta["contact_columns"], `t{k}/min_distance` (F,) m, `t{k}/object_min_z` (F,) m,
+`t{k}/plate` (F,2) closing travel and lift in m, `t{k}/newton_iterations` (F,).
+Shared: `pad_tets` (t,4), `pad_surface_faces` (f,3), `object_vertices` (v,3) in the resting
+frame, `object_faces` (m,3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from engine import __version__
+from engine.errors import ParameterError
+from engine.grasp.frames import PHASES, Frame
+
+CONTACT_COLUMNS = (
+    "contacts_pad1_object",
+    "contacts_pad2_object",
+    "contacts_object_ground",
+    "contacts_pad_ground",
+    "contacts_pad_pad",
+)
+
+
+def frames_to_arrays(frames: list[Frame]) -> dict[str, np.ndarray]:
+    return {
+        "time_s": np.array([f.time_s for f in frames]),
+        "phase": np.array([PHASES.index(f.phase) for f in frames], dtype=np.int8),
+        "pad1": np.array([f.pad_vertices[0] for f in frames], dtype=np.float32),
+        "pad2": np.array([f.pad_vertices[1] for f in frames], dtype=np.float32),
+        "object_pose": np.array([f.object_pose for f in frames]),
+        "psi": np.array([f.psi_j for f in frames]),
+        "grip_force": np.array([f.grip_force_n for f in frames]),
+        "contacts": np.array([[f.contacts[c] for c in CONTACT_COLUMNS] for f in frames], np.int32),
+        "min_distance": np.array([f.min_distance_m for f in frames]),
+        "object_min_z": np.array([f.object_min_z_m for f in frames]),
+        "plate": np.array([(f.plate_travel_m, f.plate_lift_m) for f in frames]),
+        "newton_iterations": np.array([f.newton_iterations for f in frames], dtype=np.int32),
+    }
+
+
+def save_frames(
+    path: str | os.PathLike,
+    trials: dict[int, list[Frame]],
+    pad_tets: np.ndarray,
+    pad_surface_faces: np.ndarray,
+    object_vertices: np.ndarray,
+    object_faces: np.ndarray,
+) -> None:
+    meta = {
+        "format": "ipcgrasp-frames",
+        "version": 1,
+        "ipcgrasp_version": __version__,
+        "trials": sorted(trials),
+        "phases": list(PHASES),
+        "contact_columns": list(CONTACT_COLUMNS),
+    }
+    arrays: dict[str, np.ndarray] = {
+        "meta": np.array(json.dumps(meta)),
+        "pad_tets": np.asarray(pad_tets, dtype=np.int32),
+        "pad_surface_faces": np.asarray(pad_surface_faces, dtype=np.int32),
+        "object_vertices": np.asarray(object_vertices, dtype=np.float64),
+        "object_faces": np.asarray(object_faces, dtype=np.int32),
+    }
+    for k, frames in trials.items():
+        if frames:
+            for name, arr in frames_to_arrays(frames).items():
+                arrays[f"t{k}/{name}"] = arr
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(p, **arrays)
+    except OSError as exc:
+        raise ParameterError(f"cannot write frames to {p}: {exc}; choose a writable path") from exc
+
+
+def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
+    """(meta, arrays) of a frames file; raises ParameterError for files that are not one."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = json.loads(str(arrays.pop("meta")))
+    except (OSError, ValueError, KeyError) as exc:
+        raise ParameterError(f"{path} is not an ipcgrasp frames file ({exc})") from exc
+    if meta.get("format") != "ipcgrasp-frames":
+        raise ParameterError(f"{path} is not an ipcgrasp frames file")
+    return meta, arrays

@@ -1,0 +1,91 @@
+"""Trial results as CSV: one row per trial with the parameters, grasp and outcome that produced it."""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from engine import __version__
+from engine.errors import ParameterError
+from engine.grasp.frames import TrialResult
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+
+OUTCOME_COLUMNS = (
+    "trial",
+    "success",
+    "reason",
+    "psi1",
+    "psi2",
+    "grip_force",
+    "grip_force_1",
+    "grip_force_2",
+    "squeeze_balanced",
+    "lift_height",
+    "frames",
+    "newton_iterations",
+    "rollbacks",
+    "wall_time_s",
+    "min_distance",
+    "intersection_free",
+    "error",
+    "perturbation_dx",
+    "perturbation_dy",
+    "perturbation_dz",
+    "perturbation_rx",
+    "perturbation_ry",
+    "perturbation_rz",
+)
+
+
+def context_columns(
+    object_source: str,
+    object_sha256: str | None,
+    stable_pose: int,
+    grasp: Grasp,
+    params: SimulationParams,
+    seed: int,
+) -> dict[str, object]:
+    """The inputs that produced a row, so a CSV alone reproduces its results."""
+    g = grasp.to_dict()
+    row: dict[str, object] = {
+        "ipcgrasp_version": __version__,
+        "object": object_source,
+        "object_sha256": object_sha256 or "",
+        "stable_pose": stable_pose,
+        "grasp_center_x": g["center"][0],
+        "grasp_center_y": g["center"][1],
+        "grasp_center_z": g["center"][2],
+        "grasp_axis_x": g["axis"][0],
+        "grasp_axis_y": g["axis"][1],
+        "grasp_axis_z": g["axis"][2],
+        "approach_angle": g["approach_angle_rad"],
+        "seed": seed,
+    }
+    row.update({f"param_{k}": ("" if v is None else v) for k, v in params.to_dict().items()})
+    return row
+
+
+def open_results_writer(path: str | os.PathLike, columns: Iterable[str]):
+    """Open `path` for writing rows (creating parent folders); error names the fix if it cannot."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        f = p.open("w", newline="")
+    except OSError as exc:
+        raise ParameterError(
+            f"cannot write results to {p}: {exc.strerror}; choose a writable --out path"
+        ) from exc
+    writer = csv.DictWriter(f, fieldnames=list(columns))
+    writer.writeheader()
+    f.flush()
+    return f, writer
+
+
+def result_row(context: dict[str, object], result: TrialResult) -> dict[str, object]:
+    row = dict(context)
+    data = result.as_json()
+    row.update({k: data.get(k, "") for k in OUTCOME_COLUMNS})
+    return row

@@ -1,0 +1,169 @@
+"""The discrete grasp system: DOF layout, masses, elastic pads, the affine object, collision mesh.
+
+DOF vector u = [pad 0 vertices (3 n0), pad 1 vertices (3 n1), object affine state q (12)].
+Glued (back-face) pad vertices are Dirichlet: moved with their plate, never solved for.
+Collision vertices X = J u stack the pads' surface vertices and the object's surface vertices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ipctk
+import numpy as np
+import scipy.sparse as sp
+
+from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, tet_rest
+from engine.grasp.params import GRAVITY_M_S2
+from engine.gripper.pad_geometry import PadMesh
+from engine.ipc.affine_body import AffineBody, identity_state
+from engine.scene.resting import RestingObject
+
+PAD_OWNER = (0, 1)
+OBJECT_OWNER = 2
+
+
+@dataclass(frozen=True)
+class PadBlock:
+    """One pad's slice of the system."""
+
+    mesh: PadMesh
+    rest: TetRest
+    assembler: HessianAssembler
+    dof: slice  # into u
+    vertex_masses: np.ndarray  # (n,) lumped, kg
+    collision_rows: slice  # rows of collision vertices owned by this pad
+    surface_ids: np.ndarray  # pad vertex ids of its collision vertices
+
+
+class GraspSystem:
+    """Static structure of one grasp simulation (built once per trial)."""
+
+    def __init__(
+        self,
+        pads: tuple[PadMesh, PadMesh],
+        pad_world: tuple[np.ndarray, np.ndarray],
+        obj: RestingObject,
+        object_lift_m: float,
+        youngs_modulus_pa: float,
+        poisson_ratio: float,
+        pad_density_kg_m3: float,
+        object_stiffness_pa: float,
+    ) -> None:
+        self.mu_lame, self.lambda_lame = lame_parameters(youngs_modulus_pa, poisson_ratio)
+        blocks = []
+        offset = 0
+        crow = 0
+        for mesh in pads:
+            n = len(mesh.vertices)
+            rest = tet_rest(mesh.vertices, mesh.tets)
+            masses = np.zeros(n)
+            np.add.at(masses, mesh.tets.ravel(), np.repeat(rest.volumes * pad_density_kg_m3 / 4, 4))
+            ns = len(mesh.surface_vertices)
+            blocks.append(
+                PadBlock(
+                    mesh=mesh,
+                    rest=rest,
+                    assembler=HessianAssembler(rest),
+                    dof=slice(offset, offset + 3 * n),
+                    vertex_masses=masses,
+                    collision_rows=slice(crow, crow + ns),
+                    surface_ids=np.asarray(mesh.surface_vertices, dtype=np.int64),
+                )
+            )
+            offset += 3 * n
+            crow += ns
+        self.pads: tuple[PadBlock, PadBlock] = (blocks[0], blocks[1])
+        self.obj_dof = slice(offset, offset + 12)
+        self.ndof = offset + 12
+
+        # Object: affine body about its centre of mass, lifted by object_lift_m off the ground.
+        com = np.asarray(obj.center_of_mass, dtype=float)
+        self.object = AffineBody(
+            body_points=np.asarray(obj.vertices, dtype=float) - com,
+            mass_kg=float(obj.mass_kg),
+            second_moment=np.asarray(obj.second_moment, dtype=float),
+            volume_m3=float(obj.volume_m3),
+            stiffness_pa=object_stiffness_pa,
+        )
+        self.object_faces = np.asarray(obj.faces, dtype=np.int64)
+        self.object_rows = slice(crow, crow + len(obj.vertices))
+        self.n_collision = crow + len(obj.vertices)
+
+        u0 = np.zeros(self.ndof)
+        for blk, xw in zip(self.pads, pad_world, strict=True):
+            u0[blk.dof] = np.asarray(xw, dtype=float).ravel()
+        u0[self.obj_dof] = identity_state(com + np.array([0.0, 0.0, object_lift_m]))
+        self.u_initial = u0
+
+        # Mass matrix (pads lumped, object consistent 12x12) and gravity force.
+        diag = np.concatenate([np.repeat(b.vertex_masses, 3) for b in self.pads])
+        self.mass = sp.block_diag(
+            [sp.diags(diag), sp.csr_matrix(self.object.mass_matrix())], format="csr"
+        )
+        g = np.zeros(self.ndof)
+        for b in self.pads:
+            g[b.dof.start + 2 : b.dof.stop : 3] = -GRAVITY_M_S2 * b.vertex_masses
+        g[self.obj_dof.start + 2] = -GRAVITY_M_S2 * self.object.mass_kg
+        self.gravity_force = g
+
+        # Dirichlet DOFs: glued pad vertices.
+        fixed = np.zeros(self.ndof, dtype=bool)
+        for b in self.pads:
+            idx = np.flatnonzero(b.mesh.glued)
+            for k in range(3):
+                fixed[b.dof.start + 3 * idx + k] = True
+        self.fixed_mask = fixed
+        self.free = np.flatnonzero(~fixed)
+        self.fixed = np.flatnonzero(fixed)
+
+        # Collision mesh: pad surfaces then the object surface; X = J u.
+        j_blocks = []
+        faces = []
+        for b in self.pads:
+            s = b.surface_ids
+            remap = -np.ones(len(b.mesh.vertices), dtype=np.int64)
+            remap[s] = np.arange(len(s)) + b.collision_rows.start
+            faces.append(remap[b.mesh.surface_faces])
+            rows = np.arange(3 * len(s))
+            cols = b.dof.start + (3 * s[:, None] + np.arange(3)[None, :]).ravel()
+            j_blocks.append(
+                sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(3 * len(s), self.ndof))
+            )
+        j_obj = self.object.jacobian().tocoo()
+        j_blocks.append(
+            sp.csr_matrix(
+                (j_obj.data, (j_obj.row, j_obj.col + self.obj_dof.start)),
+                shape=(j_obj.shape[0], self.ndof),
+            )
+        )
+        faces.append(self.object_faces + self.object_rows.start)
+        self.jacobian = sp.vstack(j_blocks, format="csr")
+        self.jacobian_free = self.jacobian[:, self.free].tocsr()
+        self.collision_faces = np.ascontiguousarray(np.vstack(faces), dtype=np.int32)
+        self.collision_edges = ipctk.edges(self.collision_faces)
+        x0 = self.collision_vertices(u0)
+        self.collision_mesh = ipctk.CollisionMesh(x0, self.collision_edges, self.collision_faces)
+        self.collision_mesh.planes = [
+            ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.0, 0.0]))
+        ]
+        owner = np.full(self.n_collision, OBJECT_OWNER, dtype=np.int8)
+        for k, b in enumerate(self.pads):
+            owner[b.collision_rows] = k
+        self.collision_owner = owner
+        # Only contacts between bodies: the object is rigid and a 3 mm pad cannot fold onto itself
+        # under grasp loads, so same-body pairs would only cost time (and near-misses at edges).
+        self.body_filter = ipctk.make_vertex_patches_filter(owner.astype(np.int32))
+        self.collision_mesh.can_collide = self.body_filter
+        span = x0.max(axis=0) - x0.min(axis=0)
+        self.bbox_diagonal = float(np.linalg.norm(span))
+
+    def collision_vertices(self, u: np.ndarray) -> np.ndarray:
+        """(n_collision, 3) world positions of the collision vertices."""
+        return (self.jacobian @ u).reshape(-1, 3)
+
+    def pad_positions(self, u: np.ndarray, k: int) -> np.ndarray:
+        return u[self.pads[k].dof].reshape(-1, 3)
+
+    def object_state(self, u: np.ndarray) -> np.ndarray:
+        return u[self.obj_dof]

@@ -1,0 +1,146 @@
+"""Put an object mesh at rest on the table: stable poses, resting frame and mass properties.
+
+The resting frame has z up, the table at z = 0 (the lowest vertex exactly on it) and the
+centre of mass on the z axis, which is where the grasp planner expects the object.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+
+from engine.errors import ParameterError
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh
+
+DEFAULT_DENSITY_KG_M3 = 1000.0
+"""Density used when neither mass nor density is given (water; most plastics are close)."""
+
+
+@dataclass(frozen=True, eq=False)
+class StablePose:
+    """One way the object can rest on a plane, with its quasi-static drop probability."""
+
+    transform: np.ndarray  # 4x4, mesh frame -> resting frame (before recentering)
+    probability: float
+
+
+@dataclass(frozen=True, eq=False)
+class RestingObject:
+    """An object resting on the table at z = 0, with uniform-density mass properties."""
+
+    vertices: np.ndarray  # (n, 3) resting frame: z up, min z == 0, centre of mass at x = y = 0
+    faces: np.ndarray  # (m, 3) int64, outward
+    mass_kg: float
+    density_kg_m3: float
+    volume_m3: float
+    center_of_mass: np.ndarray  # (3,) resting frame, x = y = 0
+    # (3, 3) kg m^2: integral of rho (X - c)(X - c)^T dV about the centre of mass, resting
+    # frame. Not the inertia tensor: I = tr(S) Id - S.
+    second_moment: np.ndarray
+    stable_pose_index: int
+    stable_pose_probability: float
+    mesh: ObjectMesh  # what it came from
+    pose_transform: np.ndarray  # 4x4 mesh frame -> resting frame (including the recentering)
+
+
+def _frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    out = np.array(array, dtype=dtype)
+    out.flags.writeable = False
+    return out
+
+
+def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
+    """Stable resting poses of `mesh` on a plane, most probable first (probabilities sum to 1).
+
+    Uses trimesh's toppling analysis on the convex hull with the exact centre of mass
+    (sigma=0, one sample), so the result is deterministic.
+    """
+    transforms, probabilities = trimesh.poses.compute_stable_poses(
+        mesh.to_trimesh(), sigma=0.0, n_samples=1, seed=0
+    )
+    order = np.argsort(-np.asarray(probabilities), kind="stable")
+    return [
+        StablePose(transform=_frozen(transforms[i]), probability=float(probabilities[i]))
+        for i in order
+    ]
+
+
+def _check_positive(name: str, value: float | None) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise ParameterError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ParameterError(f"{name} must be finite and > 0, got {value!r}")
+
+
+def rest_object(
+    mesh: ObjectMesh,
+    stable_pose: int = 0,
+    mass_kg: float | None = None,
+    density_kg_m3: float | None = None,
+) -> RestingObject:
+    """Place `mesh` in stable pose number `stable_pose` (0 = most probable) on the table.
+
+    Give at most one of `mass_kg` and `density_kg_m3`; with neither, the built-in cube weighs
+    BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3.
+    """
+    _check_positive("mass_kg", mass_kg)
+    _check_positive("density_kg_m3", density_kg_m3)
+    if mass_kg is not None and density_kg_m3 is not None:
+        raise ParameterError(
+            "give either mass_kg or density_kg_m3, not both (one determines the other)"
+        )
+    poses = stable_poses(mesh)
+    if isinstance(stable_pose, bool) or not isinstance(stable_pose, int | np.integer):
+        raise ParameterError(f"stable_pose must be an integer index, got {stable_pose!r}")
+    if not 0 <= stable_pose < len(poses):
+        raise ParameterError(
+            f"stable_pose {stable_pose} is out of range: this object has {len(poses)} stable "
+            f"poses (0 to {len(poses) - 1}, most probable first)"
+        )
+    pose = poses[int(stable_pose)]
+
+    posed = trimesh.transform_points(np.asarray(mesh.vertices), pose.transform)
+    faces = np.asarray(mesh.faces, dtype=np.int64)
+    # Uniform density: the centre of mass does not depend on the density value.
+    com = trimesh.triangles.mass_properties(posed[faces], density=1.0).center_mass
+    # z - min(z) is exactly 0 for the lowest vertex, so the object touches z = 0 exactly.
+    translation = np.array([-com[0], -com[1], -posed[:, 2].min()])
+    vertices = posed + translation
+
+    volume = float(trimesh.triangles.mass_properties(vertices[faces], density=1.0).volume)
+    if mass_kg is not None:
+        mass = float(mass_kg)
+    elif density_kg_m3 is not None:
+        mass = float(density_kg_m3) * volume
+    elif mesh.source == "builtin:cube":
+        mass = BUILTIN_CUBE_MASS_KG
+    else:
+        mass = DEFAULT_DENSITY_KG_M3 * volume
+    density = float(density_kg_m3) if density_kg_m3 is not None else mass / volume
+    props = trimesh.triangles.mass_properties(vertices[faces], density=density)
+    inertia = np.asarray(props.inertia)  # about the centre of mass
+    # I = tr(S) Id - S  =>  tr(I) = 2 tr(S)  =>  S = tr(I)/2 Id - I.
+    second_moment = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    center = np.array(props.center_mass, dtype=np.float64)
+    center[:2] = 0.0  # zero by construction; drop the round-off
+
+    recenter = np.eye(4)
+    recenter[:3, 3] = translation
+    return RestingObject(
+        vertices=_frozen(vertices),
+        faces=_frozen(faces, np.int64),
+        mass_kg=mass,
+        density_kg_m3=density,
+        volume_m3=volume,
+        center_of_mass=_frozen(center),
+        second_moment=_frozen(0.5 * (second_moment + second_moment.T)),
+        stable_pose_index=int(stable_pose),
+        stable_pose_probability=pose.probability,
+        mesh=mesh,
+        pose_transform=_frozen(recenter @ pose.transform),
+    )

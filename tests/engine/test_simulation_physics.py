@@ -1,0 +1,171 @@
+"""Physics of the squeeze-lift simulation, checked against the laws it must obey.
+
+The reference object is the 3 cm, 3 g cube of the physical REACH / IPC-GraspSim data set.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import ipctk
+import numpy as np
+import pytest
+
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import GRAVITY_M_S2, SimulationParams
+from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.grasp.trials import TrialSpec, run_trials
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
+from engine.scene.resting import rest_object
+
+pytestmark = pytest.mark.slow
+
+
+def _cube(mass_kg: float = BUILTIN_CUBE_MASS_KG, vertices: int | None = None):
+    return rest_object(builtin_cube(target_vertices=vertices), 0, mass_kg=mass_kg)
+
+
+def _simulate(params: SimulationParams, obj=None, grasp: Grasp | None = None):
+    obj = obj if obj is not None else _cube()
+    pad = build_pad(params)
+    grasp = grasp if grasp is not None else default_grasp(obj, pad.outline)
+    sim = GraspSimulation(obj, grasp.pose(), params, pad=pad)
+    frames = list(sim.frames())
+    return sim, frames
+
+
+@pytest.fixture(scope="module")
+def lifted():
+    return _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.4))
+
+
+def _independently_intersection_free(sim: GraspSimulation, frame) -> bool:
+    """Rebuild the surfaces from the frame's own data and ask ipctk, plus a plane check."""
+    pad = sim.pad
+    remap = -np.ones(len(pad.vertices), dtype=np.int64)
+    remap[pad.surface_vertices] = np.arange(len(pad.surface_vertices))
+    pf = remap[pad.surface_faces]
+    ns = len(pad.surface_vertices)
+    obj_v = sim.obj.vertices @ frame.object_pose[:3, :3].T + frame.object_pose[:3, 3]
+    v = np.vstack(
+        [
+            frame.pad_vertices[0][pad.surface_vertices],
+            frame.pad_vertices[1][pad.surface_vertices],
+            obj_v,
+        ]
+    )
+    f = np.vstack([pf, pf + ns, sim.obj.faces + 2 * ns]).astype(np.int32)
+    mesh = ipctk.CollisionMesh(v, ipctk.edges(f), f)
+    all_above = (
+        min(frame.pad_vertices[0][:, 2].min(), frame.pad_vertices[1][:, 2].min(), obj_v[:, 2].min())
+        > 0
+    )
+    return (not ipctk.has_intersections(mesh, v)) and all_above
+
+
+def test_cube_is_lifted_with_mu_04_and_every_frame_is_intersection_free(lifted):
+    """IPC guarantee: no frame intersects (ipctk has_intersections, and every vertex above the
+    ground plane, which has_intersections ignores). Coulomb: with mu = 0.4 the grip holds 3 g."""
+    sim, frames = lifted
+    r = sim.result
+    assert r.success, r.reason
+    assert r.lift_height_m >= 0.02 - sim.params.dhat_m
+    assert r.intersection_free
+    assert all(f.intersection_free for f in frames)
+    assert all(_independently_intersection_free(sim, f) for f in frames)
+    # The cube rose with the plates: it ends 2 cm up, in contact with both pads, off the ground.
+    last = frames[-1]
+    assert last.contacts["contacts_pad1_object"] > 0 and last.contacts["contacts_pad2_object"] > 0
+    assert last.contacts["contacts_object_ground"] == 0
+    # Coulomb: friction capacity 2 mu F must exceed the weight for a held object.
+    assert 2 * 0.4 * r.grip_force_n > BUILTIN_CUBE_MASS_KG * GRAVITY_M_S2
+
+
+def test_psi_balanced_and_at_threshold_at_end_of_squeeze(lifted):
+    """IPC-GraspSim stop rule: Psi1, Psi2 >= Psi_th and Psi1 ~ Psi2 when the squeeze ends."""
+    sim, frames = lifted
+    p = sim.params
+    squeeze = [f for f in frames if f.phase == "squeeze"]
+    psi = squeeze[-1].psi_j
+    assert min(psi) >= p.psi_th_j
+    assert min(psi) <= p.psi_th_j * (1 + p.threshold_overshoot)
+    assert abs(psi[0] - psi[1]) <= p.psi_balance_tol * max(psi)
+    # Newton's third law across the object: both pads carry the same squeeze force.
+    f1, f2 = squeeze[-1].grip_force_n
+    assert f1 == pytest.approx(f2, rel=0.02)
+
+
+def test_every_frame_reports_the_streamed_quantities(lifted):
+    _, frames = lifted
+    phases = [f.phase for f in frames]
+    assert phases[0] == "squeeze" and "lift" in phases and phases[-1] == "hold"
+    times = [f.time_s for f in frames]
+    assert all(b > a for a, b in itertools.pairwise(times))
+    f = frames[-1]
+    assert f.object_pose.shape == (4, 4) and f.pad_vertices[0].shape[1] == 3
+    assert np.isfinite(f.min_distance_m) and f.min_distance_m > 0
+    assert f.newton_iterations >= 1
+
+
+def test_cube_slips_with_mu_005():
+    """Coulomb: at the same squeeze (Psi_th), mu = 0.05 gives 2 mu F below the 3 g weight."""
+    sim, frames = _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.05))
+    r = sim.result
+    assert not r.success
+    assert "slipped" in r.reason
+    assert 2 * 0.05 * r.grip_force_n < BUILTIN_CUBE_MASS_KG * GRAVITY_M_S2
+    assert all(f.intersection_free for f in frames)
+
+
+@pytest.mark.parametrize("capacity_over_weight, lifts", [(2.5, True), (0.4, False)])
+def test_force_controlled_squeeze_follows_coulomb(capacity_over_weight, lifts):
+    """A centred box held by two pads with normal force F lifts iff 2 mu F > m g."""
+    mass, mu = 0.01, 0.4
+    force = capacity_over_weight * mass * GRAVITY_M_S2 / (2 * mu)
+    params = SimulationParams(mu=mu, squeeze_force_n=force)
+    sim, _ = _simulate(params, obj=_cube(mass_kg=mass))
+    r = sim.result
+    assert r.grip_force1_n == pytest.approx(force, rel=params.threshold_overshoot + 0.02)
+    assert r.success is lifts, r.reason
+
+
+def test_same_seed_same_result():
+    """Determinism: the same seed reproduces every perturbation and every outcome exactly."""
+    obj = _cube()
+    params = SimulationParams()
+    grasp = default_grasp(obj, build_pad(params).outline)
+    spec = TrialSpec(n_trials=2, seed=3)
+    a = list(run_trials(obj, grasp, params, spec))
+    b = list(run_trials(obj, grasp, params, spec))
+    for ra, rb in zip(a, b, strict=True):
+        assert ra.perturbation == rb.perturbation
+        assert (ra.success, ra.psi1_j, ra.psi2_j, ra.frames) == (
+            rb.success,
+            rb.psi1_j,
+            rb.psi2_j,
+            rb.frames,
+        )
+
+
+def test_solver_failure_ends_only_that_trial():
+    """A trial whose Newton solve cannot converge is recorded as failed; the others still run."""
+    obj = _cube()
+    params = SimulationParams(max_newton_iterations=1)
+    grasp = default_grasp(obj, build_pad(params).outline)
+    results = list(run_trials(obj, grasp, params, TrialSpec(n_trials=2, seed=0)))
+    assert len(results) == 2
+    for r in results:
+        assert not r.success
+        assert r.reason == "solver failed"
+        assert "Newton did not converge" in r.error
+
+
+def test_cancel_between_frames_keeps_frames_so_far():
+    obj = _cube()
+    params = SimulationParams()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    seen = []
+    result = sim.run(on_frame=lambda f: seen.append(f) or len(seen) >= 3)
+    assert len(seen) == 3 and result.reason == "cancelled" and not result.success
