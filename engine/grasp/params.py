@@ -35,7 +35,7 @@ class SimulationParams:
     pad_layers: int | None = None
     open_width_m: float = 0.050
     time_step_s: float = 0.01
-    closing_speed_m_s: float = 0.05
+    closing_speed_m_s: float = 0.1
     lift_speed_m_s: float = 0.1
     lift_height_m: float = 0.02
     slip_tolerance_m: float = 0.005  # plates may rise this much more than the object

@@ -34,7 +34,7 @@ from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.ipc.affine_body import pose_matrix
 from engine.ipc.contact_metrics import ContactSummary, grip_forces, summarize_contacts
 from engine.ipc.newton import initial_kappa, newton_solve
-from engine.ipc.potential import IncrementalPotential, build_collisions
+from engine.ipc.potential import IncrementalPotential
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
 from engine.scene.resting import RestingObject
 
@@ -57,6 +57,7 @@ class _State:
     travel_m: float
     lift_m: float
     kappa: float
+    collisions: ipctk.NormalCollisions | None = None  # contact set at u, when known
 
 
 def configure_threads() -> None:
@@ -180,19 +181,27 @@ class GraspSimulation:
         s = self.system
         return self._glued_rest + travel * self._close_dir[s.fixed] + lift * self._lift_dir[s.fixed]
 
-    def _step(self, d_travel: float, d_lift: float, carry_object: bool) -> tuple[_State, int]:
-        """Advance one time step with the plates moved by (d_travel, d_lift)."""
+    def _step(
+        self, d_travel: float, d_lift: float, object_shift: np.ndarray | None = None
+    ) -> tuple[_State, int]:
+        """Advance one time step with the plates moved by (d_travel, d_lift).
+
+        The initial guess translates each pad rigidly with its plate (and the object by
+        `object_shift`, dropped if that would collide); it must be intersection-free.
+        """
         p, s, st = self.params, self.system, self._state
-        motion = d_travel * self._close_dir + d_lift * self._lift_dir
-        guess = st.u + motion
-        if carry_object:
-            guess[s.obj_dof.start + 2] += d_lift
+        guess = st.u + d_travel * self._close_dir + d_lift * self._lift_dir
         x0 = s.collision_vertices(st.u)
-        alpha = ipctk.compute_collision_free_stepsize(
-            s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
-        )
-        if alpha < 1.0 and carry_object:
-            guess[s.obj_dof.start + 2] -= d_lift
+        alpha = 0.0
+        if object_shift is not None and np.any(object_shift):
+            shifted = guess.copy()
+            shifted[s.obj_dof.start : s.obj_dof.start + 3] += object_shift
+            alpha = ipctk.compute_collision_free_stepsize(
+                s.collision_mesh, x0, s.collision_vertices(shifted), 0.0, _BROAD_PHASE
+            )
+            if alpha >= 1.0:
+                guess = shifted
+        if alpha < 1.0:
             alpha = ipctk.compute_collision_free_stepsize(
                 s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
             )
@@ -201,7 +210,7 @@ class GraspSimulation:
         guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
         h = p.time_step_s
         potential = IncrementalPotential(
-            s, st.u, st.v, h, st.kappa, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s
+            s, st.u, st.v, h, st.kappa, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s, st.collisions
         )
         if self._kappa_max == 0.0:
             avg_mass = float(s.mass.diagonal().mean())
@@ -217,6 +226,7 @@ class GraspSimulation:
             st.travel_m + d_travel,
             st.lift_m + d_lift,
             res.kappa,
+            res.collisions,
         )
         self._last_barrier = potential.barrier
         return new, res.iterations
@@ -328,8 +338,9 @@ class GraspSimulation:
         delta_min = p.newton_tol_m  # plate increments below the Newton tolerance are noise
         first_contact = p.dhat_m / 8.0
         max_travel = 0.5 * p.open_width_m
+        contact_cap = 0.5 * p.dhat_m  # in contact, never move more than half the barrier zone
         delta = delta_max
-        q_prev = 0.0
+        q_prev = 0.0  # stop quantity of the previous frame, 0 until both pads touch
         unbalanced = 0
         touching = (False, False)
         summary = None
@@ -340,18 +351,23 @@ class GraspSimulation:
                 if delta <= delta_min:
                     r.reason = "jaws closed completely without reaching the squeeze threshold"
                     return None
-            if not all(touching):
+            if all(touching):
+                delta = min(delta, contact_cap)
+            else:
                 delta = min(delta, max(self._approach_limit(delta, touching), first_contact))
+            # A pad that pushes the object alone carries it along in the initial guess.
+            shift = np.zeros(3)
+            if touching[0] != touching[1]:
+                shift = delta * self.normals[0 if touching[0] else 1]
             try:
-                new, its = self._step(delta, 0.0, carry_object=False)
+                new, its = self._step(delta, 0.0, object_shift=shift)
             except _StepBlocked as blocked:
                 delta = max(0.5 * blocked.alpha * delta, delta_min)
                 continue
-            qs = self._stop_quantities(new, use_force)
-            q = min(qs)
+            q = min(self._stop_quantities(new, use_force))
             if q > upper and delta > delta_min:
                 r.rollbacks += 1
-                if q_prev > 0.0:
+                if q_prev > 0.0 and q > q_prev:
                     ratio = math.log(target / q_prev) / math.log(q / q_prev)
                     delta *= min(max(ratio, 0.05), 0.5)
                 else:
@@ -371,21 +387,22 @@ class GraspSimulation:
                 if r.squeeze_balanced or unbalanced >= 10 or q > threshold * 4:
                     return summary
                 unbalanced += 1
-            elif q_prev > 0.0 and q > q_prev * (1.0 + 1e-9):
+            elif not all(touching):
+                q, delta = 0.0, delta_max  # the approach limit sizes the next step
+            elif q_prev > 0.0 and q > q_prev * (1.0 + 1e-6):
+                # Secant on log(q) against plate travel towards the middle of the window.
                 ratio = math.log(target / q) / math.log(q / q_prev)
                 delta = min(delta * min(max(ratio, 0.25), 2.0), delta_max)
-            elif q == 0.0:
-                delta = min(2.0 * delta, delta_max)
+            elif q_prev == 0.0:
+                delta = first_contact
             q_prev = q
         raise SolverError(f"the squeeze did not finish within {p.max_steps} steps")
 
     def _stop_quantities(self, st: _State, use_force: bool) -> tuple[float, float]:
         if not use_force:
             return self._pad_energies(st.u)
-        s = self.system
-        x = s.collision_vertices(st.u)
-        c = build_collisions(s, x, self.params.dhat_m)
-        f = grip_forces(s, self._last_barrier, c, x, self.normals)
+        x = self.system.collision_vertices(st.u)
+        f, _, _ = grip_forces(self.system, self._last_barrier, x, self.params.dhat_m, self.normals)
         return (max(f[0], 0.0), max(f[1], 0.0))
 
     def _approach_limit(self, delta: float, touching: tuple[bool, bool]) -> float:
@@ -420,13 +437,13 @@ class GraspSimulation:
             if phase == "lift":
                 d = min(delta, max_lift - st.lift_m)
                 try:
-                    new, its = self._step(0.0, d, carry_object=True)
+                    new, its = self._step(0.0, d, object_shift=np.array([0.0, 0.0, d]))
                 except _StepBlocked as blocked:
                     delta = max(0.5 * blocked.alpha * delta, 1e-6)
                     continue
                 delta = p.lift_speed_m_s * p.time_step_s
             else:
-                new, its = self._step(0.0, 0.0, carry_object=False)
+                new, its = self._step(0.0, 0.0)
             self._state = new
             frame, summary = self._frame(new, phase, its)
             yield frame

@@ -36,22 +36,31 @@ class ContactSummary:
 def grip_forces(
     system: GraspSystem,
     barrier: ipctk.BarrierPotential,
-    collisions: ipctk.NormalCollisions,
     x: np.ndarray,
+    dhat: float,
     closing_normals: tuple[np.ndarray, np.ndarray],
-) -> tuple[float, float]:
-    """Barrier contact force on each pad projected on its closing direction (N).
+) -> tuple[tuple[float, float], tuple[int, int], float]:
+    """Object-on-pad contact force along each pad's closing direction (N), the number of
+    active pad-object pairs, and the smallest pad-object distance (m).
 
     In the divided-by-h^2 potential the barrier gradient is the contact force (sign flipped),
-    so summing it over a pad's vertices gives the force the object exerts on that pad.
+    so summing it over a pad's vertices of the pad-object pairs gives that pad's grip force.
     """
-    if not len(collisions):
-        return (0.0, 0.0)
-    g = barrier.gradient(collisions, system.collision_mesh, x).reshape(-1, 3)
-    out = []
-    for blk, n in zip(system.pads, closing_normals, strict=True):
-        out.append(float(g[blk.collision_rows].sum(axis=0) @ n))
-    return (out[0], out[1])
+    forces, counts, d_min = [], [], np.inf
+    for k, n in enumerate(closing_normals):
+        mesh, rows = system.pair_mesh(k, OBJECT_OWNER)
+        xs = x[rows]
+        c = ipctk.NormalCollisions()
+        c.build(mesh, xs, dhat, 0.0, ipctk.LBVH())
+        counts.append(len(c))
+        if not len(c):
+            forces.append(0.0)
+            continue
+        g = barrier.gradient(c, mesh, xs).reshape(-1, 3)
+        pad_rows = system.collision_owner[rows] == k
+        forces.append(float(g[pad_rows].sum(axis=0) @ n))
+        d_min = min(d_min, float(np.sqrt(c.compute_minimum_distance(mesh, xs))))
+    return (forces[0], forces[1]), (counts[0], counts[1]), d_min
 
 
 def summarize_contacts(
@@ -63,45 +72,27 @@ def summarize_contacts(
     check_intersections: bool = True,
 ) -> ContactSummary:
     x = system.collision_vertices(u)
-    # Built at dhat, every mesh-mesh pair in the set is active; ground contacts come from the
-    # vertex heights (ipctk 1.6.1 only lists plane-vertex pairs below dhat/2).
-    collisions = ipctk.NormalCollisions()
-    collisions.build(system.collision_mesh, x, dhat, 0.0, ipctk.LBVH())
-    edges, faces, owner = system.collision_edges, system.collision_faces, system.collision_owner
-    pad_object = [0, 0]
-    pad_pad = 0
-    for group in (
-        collisions.fv_collisions,
-        collisions.ee_collisions,
-        collisions.ev_collisions,
-        collisions.vv_collisions,
-    ):
-        for c in group:
-            owners = {int(owner[i]) for i in c.vertex_ids(edges, faces) if i >= 0}
-            if OBJECT_OWNER in owners:
-                for k in (0, 1):
-                    if k in owners:
-                        pad_object[k] += 1
-            elif owners == {0, 1}:
-                pad_pad += 1
+    forces, pad_object, d_min = grip_forces(system, barrier, x, dhat, closing_normals)
+    mesh, rows = system.pair_mesh(0, 1)
+    pads = ipctk.NormalCollisions()
+    pads.build(mesh, x[rows], dhat, 0.0, ipctk.LBVH())
+    if len(pads):
+        d_min = min(d_min, float(np.sqrt(pads.compute_minimum_distance(mesh, x[rows]))))
+    # Ground contacts from vertex heights (ipctk 1.6.1 lists plane pairs only below dhat/2).
     z = x[:, 2]
     on_ground = z < dhat
     object_ground = int(on_ground[system.object_rows].sum())
-    pad_ground = int(on_ground.sum()) - object_ground
-    d2 = (
-        collisions.compute_minimum_distance(system.collision_mesh, x) if len(collisions) else np.inf
-    )
     min_z = float(z.min())
     free = True
     if check_intersections:
         free = (not ipctk.has_intersections(system.collision_mesh, x, ipctk.LBVH())) and min_z > 0
     return ContactSummary(
-        pad_object=(pad_object[0], pad_object[1]),
+        pad_object=pad_object,
         object_ground=object_ground,
-        pad_ground=pad_ground,
-        pad_pad=pad_pad,
-        grip_force_n=grip_forces(system, barrier, collisions, x, closing_normals),
-        min_distance_m=float(min(np.sqrt(d2), min_z)),
+        pad_ground=int(on_ground.sum()) - object_ground,
+        pad_pad=len(pads),
+        grip_force_n=forces,
+        min_distance_m=float(min(d_min, min_z)),
         object_min_z_m=float(z[system.object_rows].min()),
         intersection_free=bool(free),
     )

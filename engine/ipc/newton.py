@@ -8,7 +8,6 @@ import cholespy
 import ipctk
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from engine.errors import SolverError
 from engine.ipc.potential import IncrementalPotential, build_collisions
@@ -22,24 +21,34 @@ class NewtonResult:
     iterations: int
     line_search_evaluations: int
     kappa: float
+    collisions: ipctk.NormalCollisions  # contact set at u (built with 2 dhat)
 
 
-def solve_spd(h: sp.csr_matrix, rhs: np.ndarray) -> np.ndarray:
-    """Sparse Cholesky (CHOLMOD via cholespy) on the lower triangle; LU if not positive definite."""
-    low = sp.tril(h, format="coo")
-    x = np.zeros_like(rhs)
-    try:
-        solver = cholespy.CholeskySolverD(
+class SpdFactor:
+    """Sparse Cholesky (CHOLMOD via cholespy) of a symmetric matrix given by its lower triangle."""
+
+    def __init__(self, h: sp.csr_matrix) -> None:
+        low = sp.tril(h, format="coo")
+        self._solver = cholespy.CholeskySolverD(
             h.shape[0],
             low.row.astype(np.int32),
             low.col.astype(np.int32),
             low.data.astype(np.float64),
             cholespy.MatrixType.COO,
         )
-        solver.solve(np.ascontiguousarray(rhs), x)
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        x = np.zeros_like(rhs)
+        self._solver.solve(np.ascontiguousarray(rhs), x)
+        return x
+
+
+def factor_spd(h: sp.csr_matrix) -> SpdFactor | None:
+    """The Cholesky factor of h, or None when h is not positive definite."""
+    try:
+        return SpdFactor(h)
     except (RuntimeError, ValueError):
-        x = spla.spsolve(h.tocsc(), rhs)
-    return x
+        return None
 
 
 def max_vertex_step(potential: IncrementalPotential, du_free: np.ndarray) -> float:
@@ -72,18 +81,26 @@ def newton_solve(
     )
     evaluations = 0
     for it in range(1, max_iterations + 1):
-        g, h = potential.free_gradient_hessian(u, collisions)
-        du = solve_spd(h, -g)
+        g, h = potential.free_gradient_hessian(u, collisions, project_contact=False)
+        factor = factor_spd(h)
+        if factor is None:  # the unprojected contact Hessian made it indefinite: project
+            g, h = potential.free_gradient_hessian(u, collisions, project_contact=True)
+            factor = factor_spd(h)
+        if factor is None:
+            raise SolverError(
+                "the Newton matrix is not positive definite even after projection; "
+                "the time step or material stiffness is extreme"
+            )
+        du = factor.solve(-g)
         if not np.all(np.isfinite(du)):
             raise SolverError(
                 "the Newton system produced NaN; the time step or stiffness is extreme"
             )
         if max_vertex_step(potential, du) < tol_m:
-            return NewtonResult(u, it, evaluations, potential.kappa)
+            return NewtonResult(u, it, evaluations, potential.kappa, collisions)
         slope = float(g @ du)
-        if slope > 0:  # not a descent direction (should not happen with PSD projection)
-            du = -g / max(1.0, float(np.abs(h.diagonal()).max()))
-            slope = float(g @ du)
+        if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
+            return NewtonResult(u, it, evaluations, potential.kappa, collisions)
         dx = (s.jacobian_free @ du).reshape(-1, 3)
         alpha = ipctk.compute_collision_free_stepsize(
             s.collision_mesh, x, x + dx, 0.0, _BROAD_PHASE
@@ -102,8 +119,9 @@ def newton_solve(
             alpha *= 0.5
             if alpha * max_vertex_step(potential, du) < 0.1 * tol_m:
                 # No decrease possible along du: u is converged to round-off.
-                return NewtonResult(u, it, evaluations, potential.kappa)
+                return NewtonResult(u, it, evaluations, potential.kappa, collisions)
         u, x, collisions, energy = trial, x_trial, c_trial, e_trial
+        full_step = alpha == 1.0
         d2 = collisions.compute_minimum_distance(s.collision_mesh, x) if len(collisions) else np.inf
         if np.isfinite(d2) and np.isfinite(prev_d2):
             kappa = ipctk.update_barrier_stiffness(
@@ -113,6 +131,12 @@ def newton_solve(
                 potential.set_kappa(kappa)
                 energy = potential.energy(u, collisions)
         prev_d2 = d2
+        if full_step:
+            # Chord test: the old factor applied to the new gradient approximates the next
+            # Newton step; if even that is below tolerance, skip the assembly and factorization.
+            chord = factor.solve(-potential.free_gradient(u, collisions))
+            if max_vertex_step(potential, chord) < tol_m:
+                return NewtonResult(u, it, evaluations, potential.kappa, collisions)
     raise SolverError(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol_m:g} m); "
         "try a smaller time step or a larger newton tolerance"

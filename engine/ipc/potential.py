@@ -13,12 +13,13 @@ import ipctk
 import numpy as np
 import scipy.sparse as sp
 
-from engine.fem.neohookean import elastic_energy, elastic_hessian
+from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian
 from engine.ipc.affine_body import orthogonality_energy, orthogonality_gradient_hessian
 from engine.ipc.system import GraspSystem
 
 _BROAD_PHASE = ipctk.LBVH()
 _CLAMP = ipctk.PSDProjectionMethod.CLAMP
+_NO_PROJECTION = ipctk.PSDProjectionMethod.NONE
 
 
 def build_collisions(system: GraspSystem, x: np.ndarray, dhat: float) -> ipctk.NormalCollisions:
@@ -30,6 +31,50 @@ def build_collisions(system: GraspSystem, x: np.ndarray, dhat: float) -> ipctk.N
     c = ipctk.NormalCollisions()
     c.build(system.collision_mesh, x, 2.0 * dhat, 0.0, _BROAD_PHASE)
     return c
+
+
+class FreeInternalLayout:
+    """Fixed CSR pattern of the internal (inertia + elastic + orthogonality) Hessian on free DOFs.
+
+    The pads' element assembly has a fixed pattern, so the free-DOF matrix is a gather of the
+    assembled data: one bincount per Newton iteration instead of sparse slicing and sums.
+    """
+
+    def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix) -> None:
+        rows, cols = [], []
+        for blk in system.pads:
+            m = blk.assembler.assemble(np.zeros((len(blk.rest.tets), 12, 12))).tocoo()
+            rows.append(m.row + blk.dof.start)
+            cols.append(m.col + blk.dof.start)
+        r, c = np.meshgrid(np.arange(12), np.arange(12), indexing="ij")
+        rows.append(r.ravel() + system.obj_dof.start)
+        cols.append(c.ravel() + system.obj_dof.start)
+        mass = mass_h2.tocoo()
+        rows.append(mass.row)
+        cols.append(mass.col)
+        n_var = sum(len(x) for x in rows[:-1])
+        free_index = -np.ones(system.ndof, dtype=np.int64)
+        free_index[system.free] = np.arange(len(system.free))
+        nf = len(system.free)
+        rr, cc = free_index[np.concatenate(rows)], free_index[np.concatenate(cols)]
+        keep = (rr >= 0) & (cc >= 0)
+        keys, target = np.unique(rr[keep] * nf + cc[keep], return_inverse=True)
+        self.n_free = nf
+        self.nnz = len(keys)
+        self._indices = (keys % nf).astype(np.int32)
+        self._indptr = np.searchsorted(keys // nf, np.arange(nf + 1)).astype(np.int32)
+        self._keep_var = keep[:n_var]
+        self._target_var = target[: int(self._keep_var.sum())]
+        self._mass_data = np.bincount(
+            target[int(self._keep_var.sum()) :], weights=mass.data[keep[n_var:]], minlength=self.nnz
+        )
+
+    def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
+        data = np.concatenate([*pad_data, object_block.ravel()])[self._keep_var]
+        values = np.bincount(self._target_var, weights=data, minlength=self.nnz) + self._mass_data
+        return sp.csr_matrix(
+            (values, self._indices, self._indptr), shape=(self.n_free, self.n_free), copy=False
+        )
 
 
 class IncrementalPotential:
@@ -46,17 +91,24 @@ class IncrementalPotential:
         mu: float,
         mu_ground: float,
         eps_v: float,
+        collisions_prev: ipctk.NormalCollisions | None = None,
     ) -> None:
         self.system = system
         self.h = h
         self.dhat = dhat
         self.u_hat = u_prev + h * v_prev
         self.mass_h2 = system.mass / (h * h)
+        cache = system.__dict__.setdefault("_free_layouts", {})
+        if h not in cache:
+            cache[h] = FreeInternalLayout(system, self.mass_h2)
+        self.layout: FreeInternalLayout = cache[h]
         self.k_ortho_volume = system.object.stiffness_pa * system.object.volume_m3
         self.x_prev = system.collision_vertices(u_prev)
         self.set_kappa(kappa)
         # Lagged friction: normal forces and tangent bases from the start of the step.
-        c_prev = build_collisions(system, self.x_prev, dhat)
+        c_prev = collisions_prev
+        if c_prev is None:
+            c_prev = build_collisions(system, self.x_prev, dhat)
         self.tangential = ipctk.TangentialCollisions()
         if mu > 0 or mu_ground > 0:
             self.tangential.build(system.collision_mesh, self.x_prev, c_prev, self.barrier, mu)
@@ -97,50 +149,73 @@ class IncrementalPotential:
         return float(e)
 
     # --- derivatives --------------------------------------------------------------------------
-    def internal_gradient_hessian(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Full-DOF gradient and projected Hessian of the internal (non-contact) terms."""
+    def internal_gradient(self, u: np.ndarray) -> np.ndarray:
         s = self.system
-        du = u - self.u_hat
-        g = self.mass_h2 @ du - s.gravity_force
-        blocks = []
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         for k, blk in enumerate(s.pads):
-            _, ge, he = elastic_hessian(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            _, ge = elastic_gradient(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
             g[blk.dof] += ge
-            blocks.append(blk.assembler.assemble(he))
-        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
+        _, go, _ = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
         g[s.obj_dof] += go
-        blocks.append(sp.csr_matrix(ho))
-        h = sp.block_diag(blocks, format="csr") + self.mass_h2
-        return g, h
+        return g
+
+    def contact_gradient(self, u: np.ndarray, collisions: ipctk.NormalCollisions) -> np.ndarray:
+        s = self.system
+        x = s.collision_vertices(u)
+        g = np.zeros(3 * s.n_collision)
+        if len(collisions):
+            g += self.barrier.gradient(collisions, s.collision_mesh, x)
+        if len(self.tangential):
+            g += self.friction.gradient(self.tangential, s.collision_mesh, x - self.x_prev)
+        return g
+
+    def free_gradient(self, u: np.ndarray, collisions: ipctk.NormalCollisions) -> np.ndarray:
+        s = self.system
+        return self.internal_gradient(u)[s.free] + s.jacobian_free.T @ self.contact_gradient(
+            u, collisions
+        )
 
     def contact_gradient_hessian(
-        self, u: np.ndarray, collisions: ipctk.NormalCollisions
+        self, u: np.ndarray, collisions: ipctk.NormalCollisions, project: bool = True
     ) -> tuple[np.ndarray, sp.csr_matrix | None]:
         """Collision-space gradient (3 nc,) and Hessian of barrier + friction, or None if no contact."""
         s = self.system
         x = s.collision_vertices(u)
         g = np.zeros(3 * s.n_collision)
         h = None
+        method = _CLAMP if project else _NO_PROJECTION
         if len(collisions):
             g += self.barrier.gradient(collisions, s.collision_mesh, x)
-            h = self.barrier.hessian(collisions, s.collision_mesh, x, _CLAMP)
+            h = self.barrier.hessian(collisions, s.collision_mesh, x, method)
         if len(self.tangential):
             dx = x - self.x_prev
             g += self.friction.gradient(self.tangential, s.collision_mesh, dx)
-            hf = self.friction.hessian(self.tangential, s.collision_mesh, dx, _CLAMP)
+            hf = self.friction.hessian(self.tangential, s.collision_mesh, dx, method)
             h = hf if h is None else h + hf
         return g, h
 
     def free_gradient_hessian(
-        self, u: np.ndarray, collisions: ipctk.NormalCollisions
+        self, u: np.ndarray, collisions: ipctk.NormalCollisions, project_contact: bool = True
     ) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Gradient and PSD Hessian restricted to the free DOFs."""
+        """Gradient and Hessian restricted to the free DOFs.
+
+        Elastic and orthogonality blocks are always PSD-projected; the contact blocks only when
+        `project_contact` (the unprojected sum is usually still positive definite thanks to the
+        mass term, and skipping ipctk's per-pair eigen-projection saves most of its cost).
+        """
         s = self.system
-        g_int, h_int = self.internal_gradient_hessian(u)
-        g_c, h_c = self.contact_gradient_hessian(u, collisions)
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        pad_data = []
+        for k, blk in enumerate(s.pads):
+            _, ge, he = elastic_hessian(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            g[blk.dof] += ge
+            pad_data.append(blk.assembler.assemble(he).data)
+        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
+        g[s.obj_dof] += go
+        h = self.layout.matrix(pad_data, ho)
+        g_c, h_c = self.contact_gradient_hessian(u, collisions, project_contact)
         jf = s.jacobian_free
-        g = g_int[s.free] + jf.T @ g_c
-        h = h_int[s.free][:, s.free]
+        g = g[s.free] + jf.T @ g_c
         if h_c is not None:
             h = h + (jf.T @ (h_c @ jf))
         return g, h.tocsr()
@@ -150,7 +225,7 @@ class IncrementalPotential:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Free-DOF gradients of the non-barrier energy and of the unit-stiffness barrier."""
         s = self.system
-        g_int, _ = self.internal_gradient_hessian(u)
+        g_int = self.internal_gradient(u)
         x = s.collision_vertices(u)
         unit = ipctk.BarrierPotential(self.dhat, 1.0)
         g_b = unit.gradient(collisions, s.collision_mesh, x) if len(collisions) else 0.0

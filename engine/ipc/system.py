@@ -158,6 +158,26 @@ class GraspSystem:
         span = x0.max(axis=0) - x0.min(axis=0)
         self.bbox_diagonal = float(np.linalg.norm(span))
 
+    def pair_mesh(self, a: int, b: int) -> tuple[ipctk.CollisionMesh, np.ndarray]:
+        """Collision mesh of two bodies only (owners a, b), no ground, and its collision rows.
+
+        Building contacts on it counts exactly the a-b pairs without a Python loop.
+        """
+        cache = self.__dict__.setdefault("_pair_meshes", {})
+        if (a, b) not in cache:
+            rows = np.flatnonzero((self.collision_owner == a) | (self.collision_owner == b))
+            remap = -np.ones(self.n_collision, dtype=np.int64)
+            remap[rows] = np.arange(len(rows))
+            faces = remap[self.collision_faces]
+            faces = np.ascontiguousarray(faces[(faces >= 0).all(axis=1)], dtype=np.int32)
+            x0 = self.collision_vertices(self.u_initial)[rows]
+            mesh = ipctk.CollisionMesh(x0, ipctk.edges(faces), faces)
+            mesh.can_collide = ipctk.make_vertex_patches_filter(
+                self.collision_owner[rows].astype(np.int32)
+            )
+            cache[(a, b)] = (mesh, rows)
+        return cache[(a, b)]
+
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
         """(n_collision, 3) world positions of the collision vertices."""
         return (self.jacobian @ u).reshape(-1, 3)
