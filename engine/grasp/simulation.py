@@ -132,7 +132,7 @@ class GraspSimulation:
     def _check_open_jaws_clear_object(self) -> None:
         s = self.system
         x = s.collision_vertices(s.u_initial)
-        if ipctk.has_intersections(s.collision_mesh, x, _BROAD_PHASE):
+        if ipctk.has_intersections(s.collision_mesh, x, _BROAD_PHASE) or self._pad_inside_object(x):
             raise GraspError(
                 "the open jaws intersect the object: it is wider than the "
                 f"{self.params.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
@@ -151,6 +151,15 @@ class GraspSimulation:
                     f"{self.params.dhat_m * 1e3:.2f} mm); move the grasp so the open jaws are "
                     "clear of the object"
                 )
+
+    def _pad_inside_object(self, x: np.ndarray) -> bool:
+        """A pad wholly inside the object crosses no surface, so test containment too."""
+        import trimesh
+
+        s = self.system
+        mesh = trimesh.Trimesh(x[s.object_rows], self.obj.faces, process=False)
+        pad_points = x[s.collision_owner != OBJECT_OWNER]
+        return bool(np.any(mesh.contains(pad_points)))
 
     def _check_jaws_close_on_object(self, jaws) -> None:
         """Rays from jaw 0's contact face along its closing direction must hit the object."""
@@ -422,6 +431,8 @@ class GraspSimulation:
             if len(owners) > 1 and not any(touching[k] for k in owners if k != OBJECT_OWNER):
                 gap = math.sqrt(col.compute_distance(x, s.collision_edges, s.collision_faces))
                 limit = min(limit, gap - 0.9 * dhat)
+        if any(touching):
+            limit *= 0.5  # the pushing pad carries the object towards the other pad too
         return limit
 
     def _lift(self) -> Iterator[Frame]:

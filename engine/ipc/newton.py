@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from dataclasses import dataclass
 
 import cholespy
@@ -43,9 +46,26 @@ class SpdFactor:
         return x
 
 
-def factor_spd(h: sp.csr_matrix) -> SpdFactor | None:
+@contextlib.contextmanager
+def _c_stderr_silenced():
+    """CHOLMOD prints 'not positive definite' to the C stderr; that case is expected here."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def factor_spd(h: sp.csr_matrix, expect_failure: bool = False) -> SpdFactor | None:
     """The Cholesky factor of h, or None when h is not positive definite."""
     try:
+        if expect_failure:
+            with _c_stderr_silenced():
+                return SpdFactor(h)
         return SpdFactor(h)
     except (RuntimeError, ValueError):
         return None
@@ -82,7 +102,7 @@ def newton_solve(
     evaluations = 0
     for it in range(1, max_iterations + 1):
         g, h = potential.free_gradient_hessian(u, collisions, project_contact=False)
-        factor = factor_spd(h)
+        factor = factor_spd(h, expect_failure=True)
         if factor is None:  # the unprojected contact Hessian made it indefinite: project
             g, h = potential.free_gradient_hessian(u, collisions, project_contact=True)
             factor = factor_spd(h)

@@ -1,0 +1,99 @@
+"""`ipcgrasp simulate`: JSON per trial, CSV rows, frames file, and errors that say what to do."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from engine.cli.main import main
+from engine.io.frames_npz import load_frames
+
+REQUIRED_JSON = {
+    "success",
+    "psi1",
+    "psi2",
+    "grip_force",
+    "lift_height",
+    "frames",
+    "newton_iterations",
+    "wall_time_s",
+    "min_distance",
+    "intersection_free",
+}
+
+
+@pytest.mark.slow
+def test_simulate_json_csv_and_frames(tmp_path, capsys):
+    out, frames = tmp_path / "r.csv", tmp_path / "f.npz"
+    code = main(
+        [
+            "simulate",
+            "--object",
+            "cube",
+            "--trials",
+            "2",
+            "--seed",
+            "4",
+            "--json",
+            "--out",
+            str(out),
+            "--frames",
+            str(frames),
+        ]
+    )
+    assert code == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
+    assert len(lines) == 2
+    for rec in lines:
+        assert REQUIRED_JSON <= rec.keys()
+        assert rec["intersection_free"] is True
+    with out.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["trial"]) for r in rows] == [0, 1]
+    assert rows[0]["param_youngs_modulus_pa"] == "100000000.0" and rows[0]["seed"] == "4"
+    assert {r["success"] for r in rows} <= {"True", "False"}
+    meta, arrays = load_frames(frames)
+    assert meta["trials"] == [0, 1]
+    n = lines[0]["frames"]
+    assert arrays["t0/time_s"].shape == (n,) and arrays["t0/pad1"].shape[0] == n
+    assert np.all(np.diff(arrays["t0/time_s"]) > 0)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--object", "/nonexistent/mesh.obj"], "not found"),
+        (["--E", "nan"], "nan"),
+        (["--E", "-1"], "must be > 0"),
+        (["--mu", "-0.2"], "mu must be >= 0"),
+        (
+            ["--grasp-center", "0", "0.05", "0.015", "--grasp-axis", "1", "0", "0"],
+            "misses the object",
+        ),
+        (["--grasp-center", "0", "0", "0.015"], "give both --grasp-center and --grasp-axis"),
+        (["--trials", "0"], "--trials must be >= 1"),
+    ],
+)
+def test_simulate_bad_input_exits_2_with_a_message(tmp_path, capsys, args, message):
+    code = main(["simulate", "--out", str(tmp_path / "r.csv"), *args])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and message in err
+
+
+def test_non_mesh_file_is_rejected(tmp_path, capsys):
+    junk = tmp_path / "junk.stl"
+    junk.write_text("this is not a mesh")
+    assert main(["simulate", "--object", str(junk), "--out", str(tmp_path / "r.csv")]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_unwritable_output_is_reported(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code = main(["simulate", "--out", str(blocker / "sub" / "r.csv")])
+    assert code == 2
+    assert "choose a writable --out path" in capsys.readouterr().err

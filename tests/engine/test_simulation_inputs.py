@@ -1,0 +1,72 @@
+"""Bad simulation input gets a clear error naming the problem and the fix."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.errors import GraspError, ParameterError
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh
+from engine.scene.resting import rest_object
+
+
+@pytest.fixture(scope="module")
+def cube():
+    return rest_object(builtin_cube(), 0, mass_kg=BUILTIN_CUBE_MASS_KG)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("youngs_modulus_pa", math.nan, "youngs_modulus_pa is nan"),
+        ("youngs_modulus_pa", 0.0, "must be > 0"),
+        ("youngs_modulus_pa", -1e8, "must be > 0"),
+        ("mu", -0.1, "mu must be >= 0"),
+        ("mu", math.inf, "finite"),
+        ("psi_th_j", 0.0, "psi_th_j must be > 0"),
+        ("poisson_ratio", 0.5, "poisson_ratio"),
+        ("time_step_s", math.nan, "time_step_s is nan"),
+        ("squeeze_force_n", -2.0, "squeeze force"),
+    ],
+)
+def test_bad_parameters_are_named(field, value, message):
+    with pytest.raises(ParameterError, match=message):
+        SimulationParams(**{field: value}).validate()
+
+
+def test_grasp_that_misses_the_object(cube):
+    params = SimulationParams()
+    grasp = Grasp(center=[0.0, 0.045, 0.015], axis=[1.0, 0.0, 0.0])
+    with pytest.raises(GraspError, match=r"misses the object.*Move the grasp"):
+        GraspSimulation(cube, grasp.pose(), params, pad=build_pad(params))
+
+
+def test_open_jaws_intersecting_a_too_wide_object():
+    wide = rest_object(builtin_cube(size_m=0.06), 0, mass_kg=0.01)
+    params = SimulationParams()
+    grasp = Grasp(center=[0.0, 0.0, 0.03], axis=[1.0, 0.0, 0.0])
+    with pytest.raises(GraspError, match="open jaws intersect the object"):
+        GraspSimulation(wide, grasp.pose(), params, pad=build_pad(params))
+
+
+def test_open_jaws_below_the_ground(cube):
+    params = SimulationParams()
+    grasp = Grasp(center=[0.0, 0.0, 0.004], axis=[1.0, 0.0, 0.0])
+    with pytest.raises(GraspError, match="below the ground plane; raise the grasp"):
+        GraspSimulation(cube, grasp.pose(), params, pad=build_pad(params))
+
+
+def test_mesh_in_millimetres_is_detected(tmp_path):
+    import trimesh
+
+    path = tmp_path / "cube_mm.stl"
+    trimesh.creation.box((30.0, 30.0, 30.0)).export(path)
+    with pytest.raises(Exception, match="millimetres"):
+        load_object_mesh(path)
+    mesh = load_object_mesh(path, unit="mm")
+    assert np.allclose(np.ptp(mesh.vertices, axis=0), 0.03)
