@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from engine import __version__
-from engine.cli import simulate
+from engine.cli import calibrate, simulate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ipcgrasp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate.add_parser(sub)
+    calibrate.add_parser(sub)
     return parser
 
 

@@ -7,10 +7,9 @@ import json
 import math
 import sys
 
+from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import IpcGraspError, ParameterError
-from engine.grasp.default_grasp import default_grasp
 from engine.grasp.frames import Frame
-from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import build_pad
 from engine.grasp.trials import TrialSpec, check_grasp, robustness, run_trials
@@ -21,8 +20,6 @@ from engine.io.results_csv import (
     open_results_writer,
     result_row,
 )
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
-from engine.scene.resting import rest_object
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,27 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Run N perturbed squeeze-lift IPC trials of one grasp and report robustness.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
-    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
-    mass = p.add_mutually_exclusive_group()
-    mass.add_argument("--mass", type=float, help="object mass in kg")
-    mass.add_argument("--density", type=float, help="object density in kg/m^3")
-    p.add_argument("--stable-pose", type=int, default=0, help="index of the resting pose")
-    p.add_argument(
-        "--grasp-center",
-        type=float,
-        nargs=3,
-        metavar=("X", "Y", "Z"),
-        help="jaw centre in m, resting frame (default: through the centre of mass)",
-    )
-    p.add_argument(
-        "--grasp-axis",
-        type=float,
-        nargs=3,
-        metavar=("AX", "AY", "AZ"),
-        help="closing axis (default: narrowest horizontal extent)",
-    )
-    p.add_argument("--approach-angle", type=float, default=0.0, help="rad about the axis")
+    add_scene_arguments(p)
     p.add_argument("--pad", choices=["rounded", "rectangular"], default=d.pad)
     p.add_argument(
         "--pad-edge",
@@ -118,21 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     params = _params(args)
-    mesh = object_from_spec(args.object, unit=args.unit)
-    mass = args.mass
-    if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):
-        mass = BUILTIN_CUBE_MASS_KG
-    obj = rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density)
-    if args.grasp_center is None and args.grasp_axis is None:
-        grasp = default_grasp(obj, build_pad(params).outline)
-        if args.approach_angle:
-            grasp = Grasp(grasp.center, grasp.axis, args.approach_angle)
-    else:
-        if args.grasp_center is None or args.grasp_axis is None:
-            raise ParameterError(
-                "give both --grasp-center and --grasp-axis, or neither for the default grasp"
-            )
-        grasp = Grasp(args.grasp_center, args.grasp_axis, args.approach_angle)
+    obj, mesh = object_from_args(args)
+    grasp = grasp_from_args(args, obj, params)
     if args.trials < 1:
         raise ParameterError(f"--trials must be >= 1 (got {args.trials})")
     check_grasp(obj, grasp, params)

@@ -1,0 +1,63 @@
+"""`ipcgrasp calibrate-psi`: the Psi_th (J) that corresponds to a closing force (N)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
+from engine.errors import IpcGraspError
+from engine.grasp.calibration import fit_power_law, psi_for_forces
+from engine.grasp.params import SimulationParams
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    d = SimulationParams()
+    p = sub.add_parser(
+        "calibrate-psi",
+        help="measure the pad strain energy Psi reached at given squeeze forces",
+        description=(
+            "Squeeze (no lift) with a force-controlled stop at each force and print the pad "
+            "strain energies Psi1, Psi2 reached, with a fit Psi = a F^b, so --psi-th can be "
+            "chosen for a target closing force."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_scene_arguments(p)
+    p.add_argument("--E", dest="youngs_modulus", type=float, default=d.youngs_modulus_pa)
+    p.add_argument("--mu", type=float, default=d.mu)
+    p.add_argument("--pad", choices=["rounded", "rectangular"], default=d.pad)
+    p.add_argument(
+        "--forces",
+        type=float,
+        nargs="+",
+        default=[0.1, 0.3, 1.0, 3.0],
+        help="squeeze forces per pad in N",
+    )
+    p.add_argument("--target-force", type=float, help="print the Psi_th for this force (N)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        obj, _ = object_from_args(args)
+        params = SimulationParams(
+            youngs_modulus_pa=args.youngs_modulus, mu=args.mu, pad=args.pad
+        ).validate()
+        grasp = grasp_from_args(args, obj, params)
+        points = psi_for_forces(obj, grasp, params, args.forces)
+    except IpcGraspError as exc:
+        print(f"ipcgrasp calibrate-psi: error: {exc}", file=sys.stderr)
+        return 2
+    print("| force N | grip 1 N | grip 2 N | Psi1 J | Psi2 J |")
+    print("|---|---|---|---|---|")
+    for pt in points:
+        print(
+            f"| {pt.force_n:g} | {pt.grip_force_n[0]:.4f} | {pt.grip_force_n[1]:.4f} | "
+            f"{pt.psi_j[0]:.3e} | {pt.psi_j[1]:.3e} |"
+        )
+    a, b = fit_power_law(points)
+    print(f"fit: Psi = {a:.3e} * F^{b:.2f} (J, F in N)")
+    if args.target_force is not None and a == a:
+        print(f"--psi-th {a * args.target_force**b:.3e}  # for {args.target_force:g} N per pad")
+    return 0

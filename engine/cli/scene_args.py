@@ -1,0 +1,58 @@
+"""Command-line arguments shared by every command that takes an object and a grasp."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.errors import ParameterError
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+from engine.gripper.pad_geometry import pad_outline
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh, object_from_spec
+from engine.scene.resting import RestingObject, rest_object
+
+
+def add_scene_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
+    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    mass = p.add_mutually_exclusive_group()
+    mass.add_argument("--mass", type=float, help="object mass in kg")
+    mass.add_argument("--density", type=float, help="object density in kg/m^3")
+    p.add_argument("--stable-pose", type=int, default=0, help="index of the resting pose")
+    p.add_argument(
+        "--grasp-center",
+        type=float,
+        nargs=3,
+        metavar=("X", "Y", "Z"),
+        help="jaw centre in m, resting frame (default: through the centre of mass)",
+    )
+    p.add_argument(
+        "--grasp-axis",
+        type=float,
+        nargs=3,
+        metavar=("AX", "AY", "AZ"),
+        help="closing axis (default: narrowest horizontal extent)",
+    )
+    p.add_argument("--approach-angle", type=float, default=0.0, help="rad about the axis")
+
+
+def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
+    mesh = object_from_spec(args.object, unit=args.unit)
+    mass = args.mass
+    if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):
+        mass = BUILTIN_CUBE_MASS_KG
+    return rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density), mesh
+
+
+def grasp_from_args(
+    args: argparse.Namespace, obj: RestingObject, params: SimulationParams
+) -> Grasp:
+    if args.grasp_center is None and args.grasp_axis is None:
+        grasp = default_grasp(obj, pad_outline(params.pad, params.pad_edge_length_m))
+        return Grasp(grasp.center, grasp.axis, args.approach_angle)
+    if args.grasp_center is None or args.grasp_axis is None:
+        raise ParameterError(
+            "give both --grasp-center and --grasp-axis, or neither for the default grasp"
+        )
+    return Grasp(args.grasp_center, args.grasp_axis, args.approach_angle)
