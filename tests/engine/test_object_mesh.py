@@ -17,9 +17,8 @@ from engine.scene.object_mesh import (
     load_object_mesh,
     object_from_spec,
 )
+from tests.conftest import REFERENCE_CUBE
 
-REPO = Path(__file__).resolve().parents[2]
-REFERENCE_CUBE = REPO.parent / "shared" / "data" / "reach_cube" / "cube_3cm.obj"
 SIDE = 0.03
 
 

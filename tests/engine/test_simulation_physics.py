@@ -16,14 +16,21 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.params import GRAVITY_M_S2, SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.grasp.trials import TrialSpec, run_trials
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh
 from engine.scene.resting import rest_object
+from tests.conftest import REFERENCE_CUBE
 
 pytestmark = pytest.mark.slow
 
 
-def _cube(mass_kg: float = BUILTIN_CUBE_MASS_KG, vertices: int | None = None):
-    return rest_object(builtin_cube(target_vertices=vertices), 0, mass_kg=mass_kg)
+def _cube(mass_kg: float = BUILTIN_CUBE_MASS_KG):
+    """The 3 cm cube of the physical data set (../shared/data/reach_cube/cube_3cm.obj, 3 g).
+
+    Where that file is absent the built-in cube has the same 30 mm geometry (see
+    test_object_mesh), so the physics still gets checked.
+    """
+    mesh = load_object_mesh(REFERENCE_CUBE) if REFERENCE_CUBE.exists() else builtin_cube()
+    return rest_object(mesh, 0, mass_kg=mass_kg)
 
 
 def _simulate(params: SimulationParams, obj=None, grasp: Grasp | None = None):
