@@ -37,6 +37,7 @@ class SimulationParams:
     time_step_s: float = 0.01
     closing_speed_m_s: float = 0.1
     lift_speed_m_s: float = 0.1
+    lift_ramp_s: float = 0.05  # the lift accelerates to lift_speed over this time (2 m/s^2)
     lift_height_m: float = 0.02
     slip_tolerance_m: float = 0.005  # plates may rise this much more than the object
     hold_time_s: float = 0.05
@@ -92,8 +93,8 @@ class SimulationParams:
             )
         if self.psi_balance_tol <= 0 or self.threshold_overshoot <= 0:
             raise ParameterError("psi_balance_tol and threshold_overshoot must be > 0")
-        if self.hold_time_s < 0:
-            raise ParameterError(f"hold_time_s must be >= 0 (got {self.hold_time_s})")
+        if self.hold_time_s < 0 or self.lift_ramp_s < 0:
+            raise ParameterError("hold_time_s and lift_ramp_s must be >= 0")
         if self.object_stiffness_pa is not None and not (
             math.isfinite(self.object_stiffness_pa) and self.object_stiffness_pa > 0
         ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from engine.errors import SolverError
 from engine.ipc.potential import IncrementalPotential, build_collisions
 
 _BROAD_PHASE = ipctk.LBVH()
+_LIBC = ctypes.CDLL(None)
 
 
 @dataclass(frozen=True)
@@ -47,24 +49,32 @@ class SpdFactor:
 
 
 @contextlib.contextmanager
-def _c_stderr_silenced():
-    """CHOLMOD prints 'not positive definite' to the C stderr; that case is expected here."""
+def _c_output_silenced():
+    """CHOLMOD prints 'not positive definite' with C stdio (stdout); that case is expected here.
+
+    Redirects file descriptors 1 and 2 so the message cannot corrupt `--json` output.
+    """
+    sys.stdout.flush()
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved = [os.dup(1), os.dup(2)]
     try:
         with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
             os.dup2(null.fileno(), 2)
             yield
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+        _LIBC.fflush(None)  # C stdio may still hold the message in its buffer
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
 
 
 def factor_spd(h: sp.csr_matrix, expect_failure: bool = False) -> SpdFactor | None:
     """The Cholesky factor of h, or None when h is not positive definite."""
     try:
         if expect_failure:
-            with _c_stderr_silenced():
+            with _c_output_silenced():
                 return SpdFactor(h)
         return SpdFactor(h)
     except (RuntimeError, ValueError):

@@ -97,3 +97,14 @@ def test_unwritable_output_is_reported(tmp_path, capsys):
     code = main(["simulate", "--out", str(blocker / "sub" / "r.csv")])
     assert code == 2
     assert "choose a writable --out path" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_json_stdout_stays_clean_when_the_solver_falls_back(tmp_path, capfd):
+    """The slipping cube makes the unprojected Newton matrix indefinite (CHOLMOD complains on C
+    stdio); stdout must still hold only JSON lines."""
+    code = main(["simulate", "--mu", "0.05", "--json", "--out", str(tmp_path / "r.csv")])
+    assert code == 0
+    out = capfd.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    assert json.loads(out[0])["success"] is False
