@@ -59,6 +59,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=float,
         help="squeeze stop at this contact force per pad in N (instead of --psi-th)",
     )
+    p.add_argument(
+        "--psi-balance-tol",
+        type=float,
+        default=d.psi_balance_tol,
+        help="squeeze ends when |Psi1 - Psi2| <= tol * max(Psi1, Psi2)",
+    )
+    p.add_argument("--pad-density", type=float, default=d.pad_density_kg_m3, help="kg/m^3")
+    p.add_argument("--closing-speed", type=float, default=d.closing_speed_m_s, help="m/s")
+    p.add_argument("--lift-speed", type=float, default=d.lift_speed_m_s, help="m/s")
+    p.add_argument(
+        "--lift-height",
+        type=float,
+        default=d.lift_height_m,
+        help="m the object's lowest point must rise",
+    )
     p.add_argument("--time-step", type=float, default=d.time_step_s, help="s")
     p.add_argument("--trials", type=int, default=1, help="number of perturbed trials N")
     p.add_argument("--seed", type=int, default=0)
@@ -81,6 +96,11 @@ def _params(args: argparse.Namespace) -> SimulationParams:
         squeeze_force_n=args.squeeze_force,
         pad=args.pad,
         pad_edge_length_m=args.pad_edge,
+        psi_balance_tol=args.psi_balance_tol,
+        pad_density_kg_m3=args.pad_density,
+        closing_speed_m_s=args.closing_speed,
+        lift_speed_m_s=args.lift_speed,
+        lift_height_m=args.lift_height,
         time_step_s=args.time_step,
     ).validate()
 
