@@ -17,6 +17,17 @@ from engine.gripper.pad_geometry import PAD_PRESETS, PadOutline, pad_outline
 
 TORSION_MODELS = ("disc", "dexnet", "none")
 ANALYTIC_PADS = (*PAD_PRESETS, "reach_hexagon")
+# The 6dls model's variants (6DLS Table IV); mirrored from engine.analytic.sixdls.variants so
+# validating parameters does not import cvxpy (a test keeps the two in sync).
+SIXDLS_VARIANTS = (
+    "6dls_ellipsoid",
+    "6dls_quartic",
+    "3dls_nonplanar_ellipsoid",
+    "3dls_nonplanar_quartic",
+    "3dls_planar_ellipsoid",
+    "3dls_planar_quartic",
+    "6dfw",
+)
 
 # REACH pad outline, area_contact_generator.yaml "geometry" in units of radius = 0.01 m, in the
 # same (a, b) pad frame as pad_geometry (a towards the fingertip, b lateral), counter-clockwise.
@@ -53,6 +64,7 @@ class AnalyticParams:
     rotation_sigma_rad: float = 0.003
     twist_samples: int = 200  # REACH num_dir_smpls
     ellipsoid_resolution: int = 1  # 6DFC hypercube rays: (2m+1)^6 - (2m-1)^6 = 728 for m = 1
+    sixdls_variant: str = "6dls_ellipsoid"  # the 6dls model's limit surface (Table IV)
 
     def validate(self) -> AnalyticParams:
         """Raise ParameterError naming the first bad field and its valid range; return self."""
@@ -85,6 +97,11 @@ class AnalyticParams:
             raise ParameterError(
                 f"torsion_model must be one of {', '.join(TORSION_MODELS)} "
                 f"(got {self.torsion_model!r})"
+            )
+        if self.sixdls_variant not in SIXDLS_VARIANTS:
+            raise ParameterError(
+                f"sixdls_variant must be one of {', '.join(SIXDLS_VARIANTS)} "
+                f"(got {self.sixdls_variant!r})"
             )
         if self.pad not in ANALYTIC_PADS:
             raise ParameterError(

@@ -9,12 +9,11 @@ or model names) escapes analyze_grasp: every failure becomes a reason on that mo
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -143,27 +142,16 @@ def _failure_reason(exc: BaseException) -> tuple[str, float]:
 
 
 def _sixdls(
-    patches: tuple[ContactPatch, ...], w_ext: np.ndarray, com: np.ndarray, mu: float
+    patches: tuple[ContactPatch, ...], w_ext: np.ndarray, com: np.ndarray, params: AnalyticParams
 ) -> Margin:
-    """The 6DLS helper's model (imported lazily: it is optional and heavy)."""
+    """The 6DLS model (imported lazily: cvxpy is heavy and only this model needs it)."""
     try:
         from engine.analytic.sixdls.model import sixdls_margin
     except ImportError as exc:
-        raise RuntimeError(f"the 6DLS model is not available ({exc})") from exc
-    if "com" in inspect.signature(sixdls_margin).parameters:
-        out = sixdls_margin(list(patches), w_ext, mu, com=com)
-    else:
-        # Torques about the origin: move the patches so the centre of mass is the origin.
-        shifted = [
-            replace(
-                p,
-                triangles=p.triangles - com,
-                centroids=p.centroids - com,
-                centers_of_pressure=p.centers_of_pressure - com,
-            )
-            for p in patches
-        ]
-        out = sixdls_margin(shifted, w_ext, mu)
+        raise RuntimeError(
+            f"the 6DLS model is not available ({exc}); reinstall ipcgrasp with its dependencies"
+        ) from exc
+    out = sixdls_margin(list(patches), w_ext, params.mu, params.sixdls_variant, com=com)
     return Margin(float(out["margin"]), dict(out.get("details", {})))
 
 
@@ -193,7 +181,7 @@ def _evaluate(model: str, ctx: _PoseContacts, w_ext: np.ndarray) -> _Outcome:
         elif model == "exact":
             result = exact_area.evaluate(patches, w_ext, com, params)
         else:
-            result = _sixdls(patches, w_ext, com, params.mu)
+            result = _sixdls(patches, w_ext, com, params)
         seconds = geometry_s + time.perf_counter() - start
         if math.isnan(result.margin):
             return _Outcome(math.nan, "solver failure: margin is NaN", seconds, contacts=contacts)

@@ -8,12 +8,11 @@ import math
 import sys
 
 from engine import __version__
-from engine.analytic.params import ANALYTIC_PADS, TORSION_MODELS, AnalyticParams
+from engine.analytic.params import ANALYTIC_PADS, SIXDLS_VARIANTS, TORSION_MODELS, AnalyticParams
 from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
-from engine.cli.scene_args import add_scene_arguments, object_from_args
+from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import IpcGraspError, ParameterError
-from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
 from engine.io.results_csv import open_results_writer
 from engine.scene.resting import RestingObject
@@ -59,6 +58,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--silicone-depth", type=float, default=d.silicone_depth_m, help="m pressed into the pad"
     )
     p.add_argument("--torsion-model", choices=list(TORSION_MODELS), default=d.torsion_model)
+    p.add_argument(
+        "--sixdls-variant",
+        choices=list(SIXDLS_VARIANTS),
+        default=d.sixdls_variant,
+        help="limit-surface model of the 6dls model (6DLS paper, Table IV)",
+    )
     p.add_argument("--open-width", type=float, default=d.open_width_m, help="m")
     p.add_argument("--translation-sigma", type=float, default=d.translation_sigma_m, help="m")
     p.add_argument("--rotation-sigma", type=float, default=d.rotation_sigma_rad, help="rad")
@@ -83,20 +88,10 @@ def _params(args: argparse.Namespace) -> AnalyticParams:
         silicone_depth_m=args.silicone_depth,
         open_width_m=args.open_width,
         torsion_model=args.torsion_model,
+        sixdls_variant=args.sixdls_variant,
         translation_sigma_m=args.translation_sigma,
         rotation_sigma_rad=args.rotation_sigma,
     ).validate()
-
-
-def _grasp(args: argparse.Namespace, obj: RestingObject, params: AnalyticParams) -> Grasp:
-    if args.grasp_center is None and args.grasp_axis is None:
-        g = default_grasp(obj, params.outline())
-        return Grasp(g.center, g.axis, args.approach_angle)
-    if args.grasp_center is None or args.grasp_axis is None:
-        raise ParameterError(
-            "give both --grasp-center and --grasp-axis, or neither for the default grasp"
-        )
-    return Grasp(args.grasp_center, args.grasp_axis, args.approach_angle)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -105,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.samples < 0:
         raise ParameterError(f"--samples must be >= 0 (got {args.samples})")
     obj, mesh = object_from_args(args)
-    grasp = _grasp(args, obj, params)
+    grasp = grasp_from_args(args, obj, params.outline())
     results = analyze_grasp(obj, grasp, params, models, args.samples, args.seed)
     if args.json:
         for r in results:

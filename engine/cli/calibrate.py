@@ -9,6 +9,7 @@ from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_f
 from engine.errors import IpcGraspError
 from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
+from engine.gripper.pad_geometry import pad_outline
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         params = SimulationParams(
             youngs_modulus_pa=args.youngs_modulus, mu=args.mu, pad=args.pad
         ).validate()
-        grasp = grasp_from_args(args, obj, params)
+        grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
         points = psi_for_forces(obj, grasp, params, args.forces)
     except IpcGraspError as exc:
         print(f"ipcgrasp calibrate-psi: error: {exc}", file=sys.stderr)

@@ -7,8 +7,7 @@ import argparse
 from engine.errors import ParameterError
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
-from engine.grasp.params import SimulationParams
-from engine.gripper.pad_geometry import pad_outline
+from engine.gripper.pad_geometry import PadOutline
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, rest_object
 
@@ -45,11 +44,10 @@ def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMes
     return rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density), mesh
 
 
-def grasp_from_args(
-    args: argparse.Namespace, obj: RestingObject, params: SimulationParams
-) -> Grasp:
+def grasp_from_args(args: argparse.Namespace, obj: RestingObject, outline: PadOutline) -> Grasp:
+    """The grasp given on the command line, or the default grasp for this pad outline."""
     if args.grasp_center is None and args.grasp_axis is None:
-        grasp = default_grasp(obj, pad_outline(params.pad, params.pad_edge_length_m))
+        grasp = default_grasp(obj, outline)
         return Grasp(grasp.center, grasp.axis, args.approach_angle)
     if args.grasp_center is None or args.grasp_axis is None:
         raise ParameterError(

@@ -13,6 +13,7 @@ from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import build_pad
 from engine.grasp.trials import TrialSpec, check_grasp, robustness, run_trials
+from engine.gripper.pad_geometry import pad_outline
 from engine.io.frames_npz import save_frames
 from engine.io.results_csv import (
     OUTCOME_COLUMNS,
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     params = _params(args)
     obj, mesh = object_from_args(args)
-    grasp = grasp_from_args(args, obj, params)
+    grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
     if args.trials < 1:
         raise ParameterError(f"--trials must be >= 1 (got {args.trials})")
     check_grasp(obj, grasp, params)
