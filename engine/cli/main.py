@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from engine import __version__
-from engine.cli import calibrate, simulate
+from engine.cli import analyze, batch, calibrate, evaluate, grid, simulate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +18,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate.add_parser(sub)
     calibrate.add_parser(sub)
+    analyze.add_parser(sub)
+    batch.add_parser(sub)
+    evaluate.add_parser(sub)
+    grid.add_parser(sub)
     return parser
 
 

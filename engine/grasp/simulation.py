@@ -140,17 +140,22 @@ class GraspSimulation:
             )
         c = ipctk.NormalCollisions()
         c.build(s.collision_mesh, x, self.params.dhat_m, 0.0, _BROAD_PHASE)
-        for col in c:
-            if isinstance(col, ipctk.PlaneVertexNormalCollision):
-                continue
-            ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
-            owners = {int(s.collision_owner[i]) for i in ids}
-            if len(owners) > 1:
-                raise GraspError(
-                    "the open jaws touch the object before closing (closer than "
-                    f"{self.params.dhat_m * 1e3:.2f} mm); move the grasp so the open jaws are "
-                    "clear of the object"
-                )
+        try:
+            for col in c:
+                if isinstance(col, ipctk.PlaneVertexNormalCollision):
+                    continue
+                ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
+                owners = {int(s.collision_owner[i]) for i in ids}
+                if len(owners) > 1:
+                    raise GraspError(
+                        "the open jaws touch the object before closing (closer than "
+                        f"{self.params.dhat_m * 1e3:.2f} mm); move the grasp so the open jaws "
+                        "are clear of the object"
+                    )
+        finally:
+            # ipctk's collision views point into `c`: dropping one after `c` (the order in
+            # which a frame clears its locals) reads freed memory and can segfault.
+            col = None
 
     def _pad_inside_object(self, x: np.ndarray) -> bool:
         """A pad wholly inside the object crosses no surface, so test containment too."""
@@ -431,6 +436,7 @@ class GraspSimulation:
             if len(owners) > 1 and not any(touching[k] for k in owners if k != OBJECT_OWNER):
                 gap = math.sqrt(col.compute_distance(x, s.collision_edges, s.collision_faces))
                 limit = min(limit, gap - 0.9 * dhat)
+        col = None  # must not outlive `c` (see _check_open_jaws_clear_object)
         if any(touching):
             limit *= 0.5  # the pushing pad carries the object towards the other pad too
         return limit

@@ -144,3 +144,108 @@ def rest_object(
         mesh=mesh,
         pose_transform=_frozen(recenter @ pose.transform),
     )
+
+
+def _nearest_rotation(rotation: np.ndarray, tolerance: float = 0.05) -> np.ndarray:
+    """The proper rotation closest to `rotation` (SVD); ParameterError if it is far from one.
+
+    Recorded poses (e.g. REACH JSON files) carry a few 1e-2 of round-off, so they are projected
+    rather than rejected; anything further from orthonormal than `tolerance` is a mistake.
+    """
+    r = np.asarray(rotation, dtype=np.float64)
+    if r.shape != (3, 3) or not np.all(np.isfinite(r)):
+        raise ParameterError(f"object rotation must be a finite 3x3 matrix, got {r.tolist()}")
+    u, _, vt = np.linalg.svd(r)
+    nearest = u @ vt
+    if np.linalg.det(nearest) < 0:
+        raise ParameterError(
+            "object rotation is a reflection (determinant < 0); give a proper rotation matrix"
+        )
+    if float(np.abs(nearest - r).max()) > tolerance:
+        raise ParameterError(
+            f"object rotation is not a rotation matrix (entries off by up to "
+            f"{float(np.abs(nearest - r).max()):.3g}; R R^T must be the identity)"
+        )
+    return nearest
+
+
+def _snap_to_support(vertices: np.ndarray, max_tilt_deg: float) -> np.ndarray:
+    """Rotation that lays the convex-hull face closest to facing down flat on the table.
+
+    Identity when that face is tilted by more than `max_tilt_deg` (then the pose is kept).
+    """
+    hull = trimesh.convex.convex_hull(vertices)
+    normals = np.asarray(hull.face_normals)
+    n = normals[int(np.argmin(normals[:, 2]))]
+    tilt = math.acos(min(1.0, max(-1.0, -float(n[2]))))
+    if tilt == 0.0 or tilt > math.radians(max_tilt_deg):
+        return np.eye(3)
+    axis = np.cross(n, [0.0, 0.0, -1.0])
+    return trimesh.transformations.rotation_matrix(tilt, axis / np.linalg.norm(axis))[:3, :3]
+
+
+def rest_object_from_rotation(
+    mesh: ObjectMesh,
+    rotation: np.ndarray,
+    mass_kg: float | None = None,
+    density_kg_m3: float | None = None,
+    snap_to_support_deg: float = 0.0,
+) -> RestingObject:
+    """Place `mesh` rotated by `rotation` (3x3, mesh frame -> world, z up) on the table.
+
+    For recorded object poses (REACH JSON `pose`): the rotation is kept as given (projected to
+    the nearest proper rotation), the lowest vertex is put at z = 0 and the centre of mass on
+    the z axis, as `rest_object` does for a stable pose. stable_pose_index is -1 and the
+    probability NaN (the pose need not be one of the computed stable poses).
+    `snap_to_support_deg` > 0: if the face the object would rest on is tilted by at most this
+    angle, tilt the object so it lies flat (recorded poses carry measurement noise; a cube
+    tilted by 0.3 degrees would otherwise start balanced on one edge).
+    Mass as in `rest_object`: at most one of `mass_kg` and `density_kg_m3`.
+    """
+    _check_positive("mass_kg", mass_kg)
+    _check_positive("density_kg_m3", density_kg_m3)
+    if mass_kg is not None and density_kg_m3 is not None:
+        raise ParameterError(
+            "give either mass_kg or density_kg_m3, not both (one determines the other)"
+        )
+    rot = _nearest_rotation(rotation)
+    if snap_to_support_deg > 0:
+        rot = _snap_to_support(np.asarray(mesh.vertices) @ rot.T, snap_to_support_deg) @ rot
+    faces = np.asarray(mesh.faces, dtype=np.int64)
+    posed = np.asarray(mesh.vertices) @ rot.T
+    com = trimesh.triangles.mass_properties(posed[faces], density=1.0).center_mass
+    translation = np.array([-com[0], -com[1], -posed[:, 2].min()])
+    vertices = posed + translation
+
+    volume = float(trimesh.triangles.mass_properties(vertices[faces], density=1.0).volume)
+    if mass_kg is not None:
+        mass = float(mass_kg)
+    elif density_kg_m3 is not None:
+        mass = float(density_kg_m3) * volume
+    elif mesh.source == "builtin:cube":
+        mass = BUILTIN_CUBE_MASS_KG
+    else:
+        mass = DEFAULT_DENSITY_KG_M3 * volume
+    density = float(density_kg_m3) if density_kg_m3 is not None else mass / volume
+    props = trimesh.triangles.mass_properties(vertices[faces], density=density)
+    inertia = np.asarray(props.inertia)
+    second_moment = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    center = np.array(props.center_mass, dtype=np.float64)
+    center[:2] = 0.0
+
+    transform = np.eye(4)
+    transform[:3, :3] = rot
+    transform[:3, 3] = translation
+    return RestingObject(
+        vertices=_frozen(vertices),
+        faces=_frozen(faces, np.int64),
+        mass_kg=mass,
+        density_kg_m3=density,
+        volume_m3=volume,
+        center_of_mass=_frozen(center),
+        second_moment=_frozen(0.5 * (second_moment + second_moment.T)),
+        stable_pose_index=-1,
+        stable_pose_probability=math.nan,
+        mesh=mesh,
+        pose_transform=_frozen(transform),
+    )

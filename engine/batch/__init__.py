@@ -1,0 +1,1 @@
+"""Batch labeling of many grasps."""

@@ -1,0 +1,106 @@
+"""A plain-text progress bar on stderr with rate and ETA.
+
+On a terminal it redraws one line; otherwise (a log file, CI) it prints a new line at most every
+`interval_s` seconds and at the end, so logs stay short. The rate counts only tasks finished in
+this run (resumed ones are done already and would make the ETA lie).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+def format_duration(seconds: float) -> str:
+    if seconds != seconds or seconds == float("inf"):
+        return "--:--"
+    seconds = round(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    def __init__(
+        self,
+        total: int,
+        done: int = 0,
+        stream: TextIO | None = None,
+        interval_s: float = 10.0,
+        width: int = 24,
+        enabled: bool = True,
+    ) -> None:
+        self.total = total
+        self.done = done  # including tasks finished before this run
+        self.new = 0
+        self.errors = 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval_s = interval_s if not self.tty else 0.2
+        self.width = width
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self._last_draw = -float("inf")
+        self._drawn: tuple[int, int] | None = None  # (done, errors) last shown
+
+    @property
+    def rate_per_min(self) -> float:
+        elapsed = time.monotonic() - self.start
+        return 60.0 * self.new / elapsed if elapsed > 0 and self.new else 0.0
+
+    @property
+    def eta_s(self) -> float:
+        rate = self.rate_per_min
+        return 60.0 * (self.total - self.done) / rate if rate > 0 else float("nan")
+
+    def line(self) -> str:
+        frac = self.done / self.total if self.total else 1.0
+        filled = round(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        errors = f"  {self.errors} errors" if self.errors else ""
+        return (
+            f"[{bar}] {self.done}/{self.total} tasks {100 * frac:5.1f}%  "
+            f"{self.rate_per_min:.1f}/min  elapsed {format_duration(time.monotonic() - self.start)}"
+            f"  ETA {format_duration(self.eta_s)}{errors}"
+        )
+
+    def update(self, error: bool = False) -> None:
+        self.done += 1
+        self.new += 1
+        self.errors += int(error)
+        self.draw()
+
+    def draw(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_draw < self.interval_s and self.done < self.total:
+            return
+        if not self.tty and self._drawn == (self.done, self.errors) and not force:
+            return
+        self._last_draw = now
+        self._drawn = (self.done, self.errors)
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\x1b[K")
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if not self.enabled:
+            return
+        if self._drawn != (self.done, self.errors):
+            self.draw(force=True)
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def message(self, text: str) -> None:
+        """Print a line without breaking the bar."""
+        if self.tty and self.enabled:
+            self.stream.write("\r\x1b[K")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+        if self.tty and self.enabled:
+            self.draw(force=True)

@@ -1,0 +1,71 @@
+"""Ray backend: the same tasks as the local pool, on a Ray cluster or a local Ray instance.
+
+Results come back to the driver, which writes them (same file semantics as the local backend).
+With `address` (e.g. 'ray://head:10001' or 'auto') it joins an existing cluster; every node
+needs ipcgrasp installed in the same version (the task function is imported there by name).
+Without it a local instance with `num_cpus` CPUs is started and shut down at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from engine.batch.runner import MAX_ATTEMPTS, WORKER_ENV
+from engine.batch.tasks import Task, error_row, run_task
+from engine.errors import ParameterError
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError as exc:
+        raise ParameterError(
+            "--backend ray needs Ray: pip install 'ipcgrasp[ray]' (or 'ray[default]'), or use "
+            f"--backend local ({exc})"
+        ) from exc
+    return ray
+
+
+def ray_results(
+    tasks: list[Task], address: str | None = None, num_cpus: int | None = None
+) -> Iterator[dict[str, object]]:
+    """Rows of `tasks` in completion order, computed by Ray workers (one CPU per task)."""
+    if not tasks:
+        return
+    ray = import_ray()
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict = {
+            "runtime_env": {"env_vars": dict(WORKER_ENV)},
+            "include_dashboard": False,
+            "log_to_driver": False,
+        }
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=num_cpus, **kwargs)
+        started = True
+    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1)(run_task)
+    capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    queue = list(reversed(tasks))
+    in_flight: dict = {}
+    try:
+        while queue or in_flight:
+            while queue and len(in_flight) < 2 * capacity:
+                task = queue.pop()
+                in_flight[remote.remote(task)] = task
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in ready:
+                task = in_flight.pop(ref)
+                try:
+                    row = ray.get(ref)
+                except Exception as exc:  # worker died twice, object lost, ...
+                    row = error_row(task, "worker died", f"{type(exc).__name__}: {exc}")
+                yield row
+    finally:
+        for ref in in_flight:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

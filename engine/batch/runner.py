@@ -1,0 +1,209 @@
+"""Run a batch: skip finished tasks, execute the rest on a backend, append each row as it lands.
+
+Backends yield result rows as tasks complete; this driver is the only writer of the results
+file. Local backend: a process pool (spawn context, one ipctk/BLAS thread per worker), at most
+2 tasks in flight per worker so Ctrl+C and crashes lose little. A worker that dies (segfault,
+out of memory) breaks the pool: the tasks in flight are re-run one at a time in a fresh pool,
+and a task whose worker dies while it runs alone is recorded as an error. `workers=0` runs the tasks in this process (debugging, tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from engine.batch.progress import Progress
+from engine.batch.results_store import ResultsStore, ResumeInfo
+from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
+
+# One thread per worker: the workers are the parallelism.
+WORKER_ENV = {
+    "IPCGRASP_IPCTK_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+}
+MAX_ATTEMPTS = 2  # Ray: a task whose worker dies twice is recorded as an error
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    total: int  # tasks in the batch
+    skipped: int  # finished before this run
+    ran: int  # finished in this run
+    errors: int  # of those, with status 'error'
+    interrupted: bool
+
+
+def pending_tasks(tasks: list[Task], info: ResumeInfo, retry_errors: bool = False) -> list[Task]:
+    """Tasks without a finished row (errors count as finished unless `retry_errors`)."""
+    done = set(info.ok_keys)
+    if not retry_errors:
+        done |= info.error_keys
+    seen: set[str] = set()
+    out = []
+    for t in tasks:
+        if t.key not in done and t.key not in seen:
+            seen.add(t.key)
+            out.append(t)
+    return out
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def worker_environment() -> Iterator[None]:
+    """Set the one-thread variables for workers started meanwhile (spawned children inherit)."""
+    saved = {k: os.environ.get(k) for k in WORKER_ENV}
+    for k, v in WORKER_ENV.items():
+        os.environ.setdefault(k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _init_worker() -> None:
+    # Ctrl+C reaches the whole process group; only the driver reacts (it stops the workers).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _terminate(executor: ProcessPoolExecutor) -> None:
+    processes = list(getattr(executor, "_processes", {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.join(timeout=5)
+
+
+def local_results(
+    tasks: list[Task], workers: int, fn: Callable[[Task], dict] = run_task
+) -> Iterator[dict[str, object]]:
+    """Rows of `tasks` in completion order, computed by `fn` in a spawn process pool."""
+    if workers == 0:
+        for task in tasks:
+            yield fn(task)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = list(reversed(tasks))  # pop() from the end keeps the batch order
+    # Tasks in flight when a worker died: re-run one at a time, so the crash is pinned on the
+    # task that causes it and the others are not charged.
+    suspects: list[Task] = []
+    while queue or suspects:
+        executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker)
+        in_flight: dict[Future, Task] = {}
+        lost: list[Task] = []
+        alone = False
+        try:
+            while (queue or suspects or in_flight) and not lost:
+                if suspects:
+                    if not in_flight:
+                        task = suspects.pop()
+                        in_flight[executor.submit(fn, task)] = task
+                        alone = True
+                else:
+                    alone = False
+                    while queue and len(in_flight) < 2 * workers:
+                        task = queue.pop()
+                        in_flight[executor.submit(fn, task)] = task
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    task = in_flight.pop(fut)
+                    try:
+                        row = fut.result()
+                    except BrokenProcessPool:
+                        lost.append(task)
+                        continue
+                    except Exception as exc:  # pickling problems and the like
+                        row = error_row(task, "task failed", f"{type(exc).__name__}: {exc}")
+                    yield row
+        finally:
+            _terminate(executor)
+        lost += in_flight.values()
+        if alone and lost:
+            for task in lost:
+                yield error_row(
+                    task,
+                    "worker died",
+                    "the worker process died while running this task alone (a crash in the "
+                    "solver or out of memory)",
+                )
+        else:
+            suspects.extend(reversed(lost))
+
+
+def run_batch(
+    tasks: list[Task],
+    store: ResultsStore,
+    info: ResumeInfo,
+    backend: str = "local",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    retry_errors: bool = False,
+    progress: Progress | None = None,
+    on_row: Callable[[dict[str, object]], None] | None = None,
+) -> BatchSummary:
+    """Run the unfinished `tasks`, appending each row to `store` as it completes.
+
+    Ctrl+C (or SIGTERM) stops the workers; every row finished so far is already on disk.
+    """
+    todo = pending_tasks(tasks, info, retry_errors)
+    unique = len({t.key for t in tasks})
+    skipped = unique - len(todo)
+    if workers is None:
+        workers = default_workers()
+    if progress is None:
+        progress = Progress(unique, skipped, enabled=False)
+    ran = errors = 0
+    interrupted = False
+    if backend == "ray":
+        from engine.batch.ray_backend import ray_results
+
+        results = ray_results(todo, ray_address, workers or None)
+    elif backend == "local":
+        results = local_results(todo, workers)
+    else:
+        raise ValueError(f"unknown backend {backend!r}")
+
+    def on_term(signum, frame):  # pragma: no cover - exercised by the kill test
+        raise KeyboardInterrupt
+
+    previous = signal.getsignal(signal.SIGTERM)
+    with contextlib.suppress(ValueError):  # not the main thread: leave SIGTERM alone
+        signal.signal(signal.SIGTERM, on_term)
+    progress.draw(force=True)
+    try:
+        with worker_environment():
+            for row in results:
+                store.append(row)
+                ran += 1
+                is_error = row.get("status") == STATUS_ERROR
+                errors += int(is_error)
+                progress.update(error=is_error)
+                if on_row is not None:
+                    on_row(row)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        results.close()
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGTERM, previous)
+        progress.close()
+    return BatchSummary(unique, skipped, ran, errors, interrupted)

@@ -1,0 +1,445 @@
+"""Batch tasks: one IPC trial, or one analytic model's robustness over perturbation samples.
+
+A task is plain picklable data (it travels to spawn workers and Ray workers); `run_task` turns
+it into one result row and never raises: a failure becomes a row with status 'error' and why.
+
+Seeds: every grasp gets its own perturbation seed derived from (batch seed, grasp id), and the
+same list is used by every model (IPC trial k uses sample_perturbations(., grasp_seed)[k], the
+analytic models get `samples` perturbations from the same seed), so model comparisons are paired.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+import os
+import platform
+import socket
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from engine import __version__
+from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
+from engine.errors import IpcGraspError, ParameterError
+from engine.grasp.frames import TrialResult
+from engine.grasp.grasp import Grasp, sample_perturbations
+from engine.grasp.params import SimulationParams
+from engine.io.results_csv import OUTCOME_COLUMNS
+
+IPC = "ipc"
+ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
+MODELS = (IPC, *ANALYTIC_MODELS)
+NOMINAL_ONLY_MODELS = ("6dls",)  # too slow for robustness sampling: not offered in batches
+
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+
+_IPC_OUTCOMES = [
+    c for c in OUTCOME_COLUMNS if c not in ("trial", "success", "reason", "error", "wall_time_s")
+]
+PARAM_COLUMNS = [f"param_{f.name}" for f in dataclasses.fields(SimulationParams)]
+
+RESULT_COLUMNS = (
+    "task_key",
+    "status",
+    "model",
+    "grasp_id",
+    "trial",
+    "config",
+    "success",
+    "robustness",
+    "robustness_ci_low",
+    "robustness_ci_high",
+    "margin",
+    "reason",
+    "error",
+    "wall_time_s",
+    "task_time_s",
+    "task_cpu_s",
+    "time_per_sample_s",
+    "samples",
+    "seed",
+    "grasp_seed",
+    "translation_sigma",
+    "rotation_sigma",
+    "grasps_file",
+    "grasps_sha256",
+    "source_row",
+    "object",
+    "object_sha256",
+    "object_mass_kg",
+    "stable_pose",
+    "object_rotation",
+    "grasp_center_x",
+    "grasp_center_y",
+    "grasp_center_z",
+    "grasp_axis_x",
+    "grasp_axis_y",
+    "grasp_axis_z",
+    "approach_angle",
+    *PARAM_COLUMNS,
+    "analytic_params",
+    *_IPC_OUTCOMES,
+    "ipcgrasp_version",
+    "python_version",
+    "numpy_version",
+    "ipctk_version",
+    "host",
+    "pid",
+    "started_at",
+    "finished_at",
+)
+"""Columns of a batch results CSV, in order."""
+
+TIMING_COLUMNS = frozenset(
+    {
+        "wall_time_s",
+        "task_time_s",
+        "task_cpu_s",
+        "time_per_sample_s",
+        "host",
+        "pid",
+        "started_at",
+        "finished_at",
+    }
+)
+"""Columns that differ between two runs of the same task (everything else must match)."""
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    """Batch-wide settings; per-row parameters of the grasp table override `params`."""
+
+    models: tuple[str, ...] = (IPC,)
+    trials: int = 5
+    samples: int = 100
+    seed: int = 0
+    translation_sigma_m: float = 0.001
+    rotation_sigma_rad: float = 0.003
+    params: SimulationParams = field(default_factory=SimulationParams)
+    analytic_mu: float | None = None  # friction of the analytic models; None: params.mu
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str
+    model: str
+    trial: int  # IPC trial index; -1 for analytic models
+    grasp: GraspSpec
+    params: SimulationParams  # effective: batch, then row overrides
+    config: BatchConfig
+    config_id: str  # same for every task of one model and one batch-wide setting
+    grasp_seed: int
+    grasps_file: str = ""
+    grasps_sha256: str = ""
+
+
+def parse_models(text: str) -> tuple[str, ...]:
+    """'ipc,reach' -> ('ipc', 'reach'); ParameterError listing the valid names otherwise."""
+    names = [m.strip().lower() for m in str(text).split(",") if m.strip()]
+    if not names:
+        raise ParameterError(f"--models is empty; choose from {', '.join(MODELS)}")
+    for name in names:
+        if name in NOMINAL_ONLY_MODELS:
+            raise ParameterError(
+                f"model {name!r} evaluates the nominal grasp only (too slow for robustness "
+                f"sampling) and is not available in batches; valid models: {', '.join(MODELS)}"
+            )
+        if name not in MODELS:
+            raise ParameterError(f"unknown model {name!r}; valid models: {', '.join(MODELS)}")
+    return tuple(dict.fromkeys(names))
+
+
+def _digest(data: object, n: int = 16) -> str:
+    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:n]
+
+
+def grasp_seed(seed: int, grasp_id: str) -> int:
+    """The perturbation seed of one grasp: reproducible from (batch seed, grasp id)."""
+    return int(hashlib.sha256(f"{seed}:{grasp_id}".encode()).hexdigest()[:8], 16)
+
+
+def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -> dict:
+    """What defines a model's result besides the grasp (goes into keys and config ids)."""
+    common = {
+        "model": model,
+        "seed": config.seed,
+        "translation_sigma_m": config.translation_sigma_m,
+        "rotation_sigma_rad": config.rotation_sigma_rad,
+    }
+    if model == IPC:
+        return {**common, "params": params.to_dict()}
+    mu = params.mu if config.analytic_mu is None else config.analytic_mu
+    return {**common, "mu": mu, "pad": params.pad, "samples": config.samples}
+
+
+def make_tasks(
+    table: GraspTable, config: BatchConfig, overrides: dict[str, float] | None = None
+) -> list[Task]:
+    """All tasks of a batch, grasp by grasp (IPC trials first, then the analytic models).
+
+    `overrides` (e.g. a grid cell's E and mu) win over both the batch and the row parameters.
+    """
+    if config.trials < 1 and IPC in config.models:
+        raise ParameterError(f"--trials must be >= 1 (got {config.trials})")
+    if config.samples < 1 and any(m != IPC for m in config.models):
+        raise ParameterError(f"--samples must be >= 1 (got {config.samples})")
+    batch_params = replace(config.params, **(overrides or {})).validate()
+    tasks = []
+    for spec in table.grasps:
+        params = batch_params
+        if spec.params and not spec.error:
+            params = replace(config.params, **{**spec.params, **(overrides or {})})
+        gseed = grasp_seed(config.seed, spec.grasp_id)
+        for model in config.models:
+            settings = _model_settings(model, params, config)
+            config_id = _digest(_model_settings(model, batch_params, config), 8)
+            trials = range(config.trials) if model == IPC else [-1]
+            for trial in trials:
+                key = _digest({"grasp": spec.identity(), "trial": trial, **settings})
+                tasks.append(
+                    Task(
+                        key,
+                        model,
+                        trial,
+                        spec,
+                        params,
+                        config,
+                        config_id,
+                        gseed,
+                        table.path,
+                        table.sha256,
+                    )
+                )
+    return tasks
+
+
+# --- running -----------------------------------------------------------------------------------
+@functools.cache
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ipctk_version = version("ipctk")
+    except PackageNotFoundError:
+        ipctk_version = ""
+    return {
+        "ipcgrasp_version": __version__,
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "ipctk_version": ipctk_version,
+        "host": socket.gethostname(),
+    }
+
+
+_SCENES: dict[str, tuple] = {}
+
+
+def _scene(spec: GraspSpec) -> tuple:
+    """build_scene, cached per worker: the tasks of one grasp reuse its mesh and stable pose."""
+    key = json.dumps(spec.identity(), default=str)
+    if key not in _SCENES:
+        if len(_SCENES) >= 8:
+            _SCENES.pop(next(iter(_SCENES)))
+        _SCENES[key] = build_scene(spec)
+    return _SCENES[key]
+
+
+@functools.lru_cache(maxsize=4)
+def _pad(pad: str, edge: float, layers: int | None):
+    from engine.grasp.simulation import build_pad
+
+    return build_pad(SimulationParams(pad=pad, pad_edge_length_m=edge, pad_layers=layers))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _clean(text: str) -> str:
+    """One physical CSV line per row: the resume logic repairs the file line by line."""
+    return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def base_row(task: Task) -> dict[str, object]:
+    """The columns known before running: identity, inputs, parameters, versions."""
+    spec, cfg = task.grasp, task.config
+    row: dict[str, object] = {c: "" for c in RESULT_COLUMNS}
+    row.update(
+        {
+            "task_key": task.key,
+            "model": task.model,
+            "grasp_id": spec.grasp_id,
+            "trial": task.trial if task.trial >= 0 else "",
+            "config": task.config_id,
+            "seed": cfg.seed,
+            "grasp_seed": task.grasp_seed,
+            "translation_sigma": cfg.translation_sigma_m,
+            "rotation_sigma": cfg.rotation_sigma_rad,
+            "samples": cfg.samples if task.model != IPC else "",
+            "grasps_file": task.grasps_file,
+            "grasps_sha256": task.grasps_sha256,
+            "source_row": spec.source_row,
+            "object": spec.object,
+            "object_mass_kg": "" if spec.mass_kg is None else spec.mass_kg,
+            "stable_pose": spec.stable_pose if spec.object_pose is None else "",
+            "pid": os.getpid(),
+            **_versions(),
+        }
+    )
+    row.update({f"param_{k}": ("" if v is None else v) for k, v in task.params.to_dict().items()})
+    return row
+
+
+def _describe_scene(row: dict, obj, mesh, grasp: Grasp) -> None:
+    row["object"] = mesh.source
+    row["object_sha256"] = mesh.sha256 or ""
+    row["object_mass_kg"] = obj.mass_kg
+    if obj.stable_pose_index >= 0:
+        row["stable_pose"] = obj.stable_pose_index
+    else:
+        row["object_rotation"] = " ".join(f"{v:.9g}" for v in obj.pose_transform[:3, :3].ravel())
+    g = grasp.to_dict()
+    for i, c in enumerate("xyz"):
+        row[f"grasp_center_{c}"] = g["center"][i]
+        row[f"grasp_axis_{c}"] = g["axis"][i]
+    row["approach_angle"] = g["approach_angle_rad"]
+
+
+def _run_ipc(task: Task, row: dict, obj, grasp: Grasp) -> None:
+    from engine.grasp.simulation import GraspSimulation
+
+    p, cfg = task.params, task.config
+    pert = sample_perturbations(
+        task.trial + 1, task.grasp_seed, cfg.translation_sigma_m, cfg.rotation_sigma_rad
+    )[task.trial]
+    try:
+        sim = GraspSimulation(
+            obj,
+            pert.apply(grasp.pose()),
+            p,
+            pad=_pad(p.pad, p.pad_edge_length_m, p.pad_layers),
+            trial=task.trial,
+            perturbation=pert.to_dict(),
+        )
+    except IpcGraspError as exc:
+        # As run_trials does: a perturbed pose that cannot be executed is a failed trial.
+        result = TrialResult(
+            trial=task.trial,
+            success=False,
+            reason="invalid perturbed grasp",
+            error=str(exc),
+            perturbation=pert.to_dict(),
+        )
+    else:
+        result = sim.run()
+    data = result.as_json()
+    row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
+    row["success"] = bool(result.success)
+    row["robustness"] = 1.0 if result.success else 0.0
+    row["reason"] = result.reason
+    row["error"] = _clean(result.error)
+    row["wall_time_s"] = result.wall_time_s
+
+
+def analytic_params_for(task: Task):
+    """AnalyticParams sharing the batch's friction, pad and perturbation sigmas (lazy import)."""
+    from engine.analytic.params import AnalyticParams
+
+    cfg = task.config
+    wanted = {
+        "mu": task.params.mu if cfg.analytic_mu is None else cfg.analytic_mu,
+        "pad": task.params.pad,
+        "pad_edge_length_m": task.params.pad_edge_length_m,
+        "translation_sigma_m": cfg.translation_sigma_m,
+        "rotation_sigma_rad": cfg.rotation_sigma_rad,
+    }
+    names = {f.name for f in dataclasses.fields(AnalyticParams)}
+    return AnalyticParams(**{k: v for k, v in wanted.items() if k in names})
+
+
+def _run_analytic(task: Task, row: dict, obj, grasp: Grasp) -> None:
+    from engine.analytic.pipeline import analyze_grasp
+
+    params = analytic_params_for(task)
+    if dataclasses.is_dataclass(params):
+        row["analytic_params"] = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
+    results = analyze_grasp(obj, grasp, params, [task.model], task.config.samples, task.grasp_seed)
+    res = next((r for r in results if r.model == task.model), results[0])
+    row["success"] = bool(res.success)
+    row["robustness"] = float(res.robustness)
+    row["robustness_ci_low"], row["robustness_ci_high"] = (float(v) for v in res.robustness_ci)
+    row["margin"] = float(res.margin)
+    row["reason"] = _clean(res.reason) or ("success" if res.success else "")
+    row["wall_time_s"] = float(res.time_s)
+    row["time_per_sample_s"] = float(res.time_per_sample_s)
+    row["samples"] = res.samples or task.config.samples
+
+
+def run_task(task: Task) -> dict[str, object]:
+    """Run one task and return its result row (status 'error' with the reason on failure)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    row = base_row(task)
+    row["started_at"] = _now()
+    try:
+        obj, mesh, grasp = _scene(task.grasp)
+        _describe_scene(row, obj, mesh, grasp)
+        if task.model == IPC:
+            _run_ipc(task, row, obj, grasp)
+        else:
+            _run_analytic(task, row, obj, grasp)
+        row["status"] = STATUS_OK
+    except Exception as exc:  # a failing task is recorded and the batch goes on
+        row["status"] = STATUS_ERROR
+        row["success"] = ""
+        row["robustness"] = ""
+        row["reason"] = _failure_reason(exc)
+        row["error"] = _clean(
+            str(exc) if isinstance(exc, IpcGraspError) else traceback.format_exc(limit=3)
+        )
+    row["task_time_s"] = time.perf_counter() - start
+    # CPU time of this process: far below task_time_s means the worker waited for a core.
+    row["task_cpu_s"] = time.process_time() - cpu
+    row["finished_at"] = _now()
+    return {k: _finite(v) for k, v in row.items()}
+
+
+def error_row(task: Task, reason: str, message: str) -> dict[str, object]:
+    """A row for a task that never returned (its worker died, it was lost)."""
+    row = base_row(task)
+    row.update(status=STATUS_ERROR, reason=reason, error=_clean(message), finished_at=_now())
+    return row
+
+
+def _failure_reason(exc: BaseException) -> str:
+    from engine.errors import GraspError, MeshError, SolverError
+
+    if isinstance(exc, MeshError):
+        return "bad or missing mesh"
+    if isinstance(exc, GraspError):
+        return "invalid grasp"
+    if isinstance(exc, SolverError):
+        return "solver failed"
+    if isinstance(exc, ParameterError):
+        return "bad input"
+    if isinstance(exc, ImportError):
+        return "model not available"
+    return f"unexpected {type(exc).__name__}"
+
+
+def _finite(v: object) -> object:
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, str):
+        return _clean(v) if "\n" in v or "\r" in v else v
+    return v

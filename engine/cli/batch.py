@@ -1,0 +1,231 @@
+"""`ipcgrasp batch`: label a table of grasps with IPC trials and analytic models, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from engine.batch.grasp_table import GraspTable, read_grasp_table
+from engine.batch.progress import Progress, format_duration
+from engine.batch.results_store import ResultsStore, ResumeInfo
+from engine.batch.runner import BatchSummary, pending_tasks, run_batch
+from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
+from engine.errors import IpcGraspError, ParameterError
+from engine.grasp.params import SimulationParams
+
+
+def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None:
+    """Options shared by `batch` and `grid`: grasps, trials, physics, execution."""
+    d = SimulationParams()
+    p.add_argument("grasps", metavar="GRASPS", help="grasp CSV or REACH-format JSON")
+    if models:
+        p.add_argument(
+            "--models",
+            default="ipc",
+            help=f"comma-separated models among {','.join(MODELS)}",
+        )
+    p.add_argument("--trials", type=int, default=5, help="IPC trials per grasp")
+    p.add_argument(
+        "--samples", type=int, default=100, help="perturbation samples per analytic model"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="batch seed (per-grasp seeds derive from it)"
+    )
+    p.add_argument("--translation-sigma", type=float, default=0.001, help="m")
+    p.add_argument("--rotation-sigma", type=float, default=0.003, help="rad")
+    p.add_argument("--pad", choices=["rounded", "rectangular"], default=d.pad)
+    p.add_argument("--pad-edge", type=float, default=d.pad_edge_length_m, help="pad tet edge, m")
+    p.add_argument("--psi-th", type=float, default=d.psi_th_j, help="squeeze stop energy, J")
+    p.add_argument("--squeeze-force", type=float, help="squeeze stop force per pad, N")
+    p.add_argument("--mu-ground", type=float, help="object-ground friction (default: mu)")
+    p.add_argument("--mesh-dir", help="folder of REACH meshes <obj>.obj (default: the JSON's)")
+    p.add_argument("--mass", type=float, help="object mass in kg for rows that give none")
+    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="unit of CSV mesh files")
+    p.add_argument("--limit", type=int, help="only the first N grasps of the table")
+    p.add_argument(
+        "--workers", type=int, help="parallel workers (default: all cores; 0: in this process)"
+    )
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--ray-address", help="join this Ray cluster (default: start a local one)")
+    p.add_argument(
+        "--retry-errors", action="store_true", help="re-run tasks that ended with an error row"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--progress-interval",
+        type=float,
+        default=10.0,
+        help="s between progress lines when stderr is not a terminal",
+    )
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    d = SimulationParams()
+    p = sub.add_parser(
+        "batch",
+        help="label many grasps (IPC and analytic models), resumable, local or Ray",
+        description=(
+            "Run every (grasp, model, trial) task of GRASPS and append one row per finished task "
+            "to --out. Running the same command again resumes: finished tasks are skipped."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_batch_arguments(p)
+    p.add_argument("--out", required=True, help="results CSV (appended to, resumable)")
+    p.add_argument("--E", dest="youngs_modulus", type=float, default=d.youngs_modulus_pa, help="Pa")
+    p.add_argument("--mu", type=float, default=d.mu, help="pad-object friction (every model)")
+    p.add_argument(
+        "--analytic-mu", type=float, help="friction of the analytic models (default: --mu)"
+    )
+    p.set_defaults(run=run)
+
+
+def params_from_args(args: argparse.Namespace, youngs_modulus: float, mu: float):
+    return SimulationParams(
+        youngs_modulus_pa=youngs_modulus,
+        mu=mu,
+        mu_ground=args.mu_ground,
+        psi_th_j=args.psi_th,
+        squeeze_force_n=args.squeeze_force,
+        pad=args.pad,
+        pad_edge_length_m=args.pad_edge,
+    ).validate()
+
+
+def config_from_args(
+    args: argparse.Namespace, models: tuple[str, ...], params: SimulationParams
+) -> BatchConfig:
+    for name in ("translation_sigma", "rotation_sigma"):
+        if not getattr(args, name) >= 0:
+            raise ParameterError(f"--{name.replace('_', '-')} must be >= 0")
+    if args.workers is not None and args.workers < 0:
+        raise ParameterError(f"--workers must be >= 0 (got {args.workers})")
+    return BatchConfig(
+        models=models,
+        trials=args.trials,
+        samples=args.samples,
+        seed=args.seed,
+        translation_sigma_m=args.translation_sigma,
+        rotation_sigma_rad=args.rotation_sigma,
+        params=params,
+        analytic_mu=getattr(args, "analytic_mu", None),
+    )
+
+
+def load_table(args: argparse.Namespace) -> GraspTable:
+    if args.backend == "ray":
+        from engine.batch.ray_backend import import_ray
+
+        import_ray()  # fail before anything is written
+    return read_grasp_table(
+        args.grasps, mesh_dir=args.mesh_dir, mass_kg=args.mass, unit=args.unit, limit=args.limit
+    )
+
+
+def execute(
+    args: argparse.Namespace, table: GraspTable, tasks: list[Task], out: str, prog: str
+) -> BatchSummary:
+    """Open (or resume) `out`, run the tasks with a progress bar, print a summary."""
+    for spec in table.errors:
+        print(f"{prog}: warning: {spec.error} (its tasks are recorded as errors)", file=sys.stderr)
+    store = ResultsStore(out)
+    info = store.open()
+    try:
+        _report_resume(prog, out, info, tasks, args.retry_errors)
+        progress = Progress(
+            len({t.key for t in tasks}),
+            0,
+            interval_s=args.progress_interval,
+            enabled=not args.quiet,
+        )
+        progress.done = progress.total - len(pending_tasks(tasks, info, args.retry_errors))
+        start = time.monotonic()
+        summary = run_batch(
+            tasks,
+            store,
+            info,
+            backend=args.backend,
+            workers=args.workers,
+            ray_address=args.ray_address,
+            retry_errors=args.retry_errors,
+            progress=progress,
+        )
+    finally:
+        store.close()
+    finished = summary.skipped + summary.ran
+    elapsed = format_duration(time.monotonic() - start)
+    if summary.interrupted:
+        print(
+            f"{prog}: interrupted after {summary.ran} new tasks ({elapsed}); {finished} of "
+            f"{summary.total} tasks are in {out}: run the same command to resume",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"{prog}: {summary.ran} tasks run in {elapsed} ({summary.errors} errors), "
+            f"{summary.skipped} already done; {finished}/{summary.total} tasks in {out}",
+            file=sys.stderr,
+        )
+        if summary.errors:
+            print(
+                f"{prog}: error rows say why in their 'reason' and 'error' columns; after fixing "
+                "the cause, re-run with --retry-errors",
+                file=sys.stderr,
+            )
+    return summary
+
+
+def _report_resume(
+    prog: str, out: str, info: ResumeInfo, tasks: list[Task], retry_errors: bool
+) -> None:
+    if info.repaired_bytes:
+        print(
+            f"{prog}: {out} ended with a half-written row ({info.repaired_bytes} bytes, kept in "
+            f"{out}.partial); cut it off, that task runs again",
+            file=sys.stderr,
+        )
+    if info.missing_columns:
+        print(
+            f"{prog}: note: {out} was started by another ipcgrasp version; new rows keep its "
+            f"columns, so {', '.join(info.missing_columns)} are not recorded",
+            file=sys.stderr,
+        )
+    if info.unreadable_rows:
+        lines = ", ".join(map(str, info.unreadable_rows[:10]))
+        print(
+            f"{prog}: warning: {len(info.unreadable_rows)} unreadable row(s) in {out} "
+            f"(lines {lines}) are ignored; their tasks run again",
+            file=sys.stderr,
+        )
+    keys = {t.key for t in tasks}
+    ok = len(keys & info.ok_keys)
+    err = len(keys & info.error_keys)
+    if ok or err:
+        retry = " (re-running them: --retry-errors)" if retry_errors and err else ""
+        print(
+            f"{prog}: resuming {out}: {ok} tasks done, {err} ended with errors{retry}, "
+            f"{len(keys) - ok - (0 if retry_errors else err)} to run",
+            file=sys.stderr,
+        )
+    foreign = len((info.ok_keys | info.error_keys) - keys)
+    if foreign:
+        print(
+            f"{prog}: note: {out} also holds {foreign} rows of other tasks (other grasps or "
+            "settings); they are kept",
+            file=sys.stderr,
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        models = parse_models(args.models)
+        params = params_from_args(args, args.youngs_modulus, args.mu)
+        config = config_from_args(args, models, params)
+        table = load_table(args)
+        tasks = make_tasks(table, config)
+        summary = execute(args, table, tasks, args.out, "ipcgrasp batch")
+    except IpcGraspError as exc:
+        print(f"ipcgrasp batch: error: {exc}", file=sys.stderr)
+        return 2
+    return 130 if summary.interrupted else 0

@@ -1,0 +1,183 @@
+"""`ipcgrasp evaluate`: score batch predictions against physical outcomes (AP, AR, F1 as the paper)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from engine.batch.results_store import read_results
+from engine.errors import IpcGraspError, ParameterError
+from engine.evaluation.labels import (
+    ModelPredictions,
+    PhysicalLabel,
+    describe,
+    load_labels,
+    predictions_from_rows,
+)
+from engine.evaluation.metrics import Scores, score
+
+METHOD = (
+    "AP, AR, F1 as IPC-GraspSim's comparison: each grasp's predicted and physical robustness "
+    "become 5 binary labels (round(5 q) ones); AP = average precision (sklearn semantics) of "
+    "those; AR = mean recall of pred >= t over t = 0, 0.1, ..., 1; F1 = 2 AP AR / (AP + AR). "
+    "TP/FP/FN/TN: grasps with predicted vs physical robustness >= 0.5. Brier: mean over physical "
+    "trials of (predicted robustness - outcome)^2. s/grasp: model wall time per grasp."
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="score batch results against physical grasp outcomes (AP, AR, F1, Brier)",
+        description=METHOD,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS.csv", help="batch results CSV(s)")
+    p.add_argument(
+        "--labels",
+        action="append",
+        required=True,
+        help="physical outcomes: REACH JSON or CSV (grasp_id,result); repeat for several",
+    )
+    p.add_argument("--plot", help="write a precision-recall plot (PNG) here")
+    p.add_argument("--json", dest="json_out", help="also write the scores as JSON here")
+    p.add_argument("--models", help="only these models (comma-separated)")
+    p.add_argument(
+        "--common-grasps",
+        action="store_true",
+        help="score every model on the grasps all of them predicted (a paired comparison)",
+    )
+    p.add_argument(
+        "--paper-rounding",
+        action="store_true",
+        help="round AP and AR to 2 decimals before F1, as the paper's script did",
+    )
+    p.set_defaults(run=run)
+
+
+def evaluate(
+    predictions: list[ModelPredictions],
+    labels: dict[str, PhysicalLabel],
+    paper_rounding: bool = False,
+    common_grasps: bool = False,
+) -> list[tuple[str, ModelPredictions, Scores | None, list[str]]]:
+    """(display name, predictions, scores, scored grasp ids) per model entry."""
+    names = describe(predictions)
+    shared = set(labels)
+    if common_grasps:
+        for pred in predictions:
+            shared &= set(pred.robustness)
+    out = []
+    for i, pred in enumerate(predictions):
+        common = [g for g in pred.robustness if g in shared]
+        s = (
+            score(
+                [pred.robustness[g] for g in common],
+                [labels[g].outcomes for g in common],
+                paper_rounding=paper_rounding,
+            )
+            if common
+            else None
+        )
+        out.append((names[i], pred, s, common))
+    return out
+
+
+def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) -> str:
+    lines = [
+        "| model | grasps | AP | AR | F1 | TP | FP | FN | TN | Brier | s/grasp |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, pred, s, common in rows:
+        times = [pred.task_time_s[g] for g in common if g in pred.task_time_s]
+        per_grasp = sum(times) / len(times) if times else math.nan
+        if s is None:
+            lines.append(f"| {name} | 0 | - | - | - | - | - | - | - | - | - |")
+            continue
+        lines.append(
+            f"| {name} | {s.grasps} | {s.ap:.2f} | {s.ar:.2f} | {s.f1:.2f} | {s.tp} | {s.fp} | "
+            f"{s.fn} | {s.tn} | {s.brier:.3f} | {per_grasp:.3g} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    prog = "ipcgrasp evaluate"
+    try:
+        labels = load_labels(args.labels)
+        rows = read_results(args.results)
+        if args.models:
+            wanted = {m.strip() for m in args.models.split(",") if m.strip()}
+            rows = [r for r in rows if r.get("model") in wanted]
+        if not rows:
+            raise ParameterError(
+                f"no result rows in {', '.join(args.results)}"
+                + (f" for models {args.models}" if args.models else "")
+            )
+        predictions = predictions_from_rows(rows)
+        scored = evaluate(predictions, labels, args.paper_rounding, args.common_grasps)
+        for name, pred, _, common in scored:
+            missing = sorted(set(labels) - set(common))
+            unlabeled = sorted(set(pred.robustness) - set(labels))
+            if unlabeled:
+                print(
+                    f"{prog}: warning: {name}: {len(unlabeled)} grasps have no physical label "
+                    f"(e.g. {unlabeled[0]!r}); ignored",
+                    file=sys.stderr,
+                )
+            if missing and common:
+                print(
+                    f"{prog}: note: {name}: scored on {len(common)} of {len(labels)} labelled "
+                    "grasps (the others have no result rows yet)",
+                    file=sys.stderr,
+                )
+            if pred.failed_grasps:
+                print(
+                    f"{prog}: warning: {name}: {len(pred.failed_grasps)} grasps have only error "
+                    f"rows and count as predicted 0 (e.g. {pred.failed_grasps[0]!r})",
+                    file=sys.stderr,
+                )
+        print(table(scored), end="")
+        print(
+            f"\n{METHOD}"
+            + (" AP and AR rounded to 2 decimals before F1." if args.paper_rounding else "")
+        )
+        if args.plot:
+            from engine.evaluation.plots import pr_plot
+
+            curves = [
+                (
+                    name,
+                    [pred.robustness[g] for g in common],
+                    [labels[g].robustness for g in common],
+                    f"AP {s.ap:.2f} AR {s.ar:.2f} F1 {s.f1:.2f}",
+                )
+                for name, pred, s, common in scored
+                if s is not None
+            ]
+            pr_plot(curves, args.plot)
+            print(f"precision-recall plot -> {args.plot}")
+        if args.json_out:
+            data = [
+                {
+                    "model": pred.model,
+                    "name": name,
+                    "config": pred.config,
+                    "settings": pred.settings,
+                    "scores": s.as_json() if s else None,
+                    "robustness": {g: pred.robustness[g] for g in common},
+                    "physical": {g: labels[g].robustness for g in common},
+                }
+                for name, pred, s, common in scored
+            ]
+            try:
+                Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
+            except OSError as exc:
+                raise ParameterError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+    except IpcGraspError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0

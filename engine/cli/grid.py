@@ -1,0 +1,165 @@
+"""`ipcgrasp grid`: the E x mu sweep as one resumable IPC batch, then F1 tables and a heat map."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from engine.batch.results_store import read_results
+from engine.batch.tasks import IPC, STATUS_OK, Task, make_tasks
+from engine.cli.batch import (
+    add_batch_arguments,
+    config_from_args,
+    execute,
+    load_table,
+    params_from_args,
+)
+from engine.errors import IpcGraspError, ParameterError
+from engine.evaluation.grid import grid_cells, markdown_table, values
+from engine.evaluation.labels import load_labels, predictions_from_rows
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "grid",
+        help="E x mu sensitivity sweep of the IPC model against physical labels",
+        description=(
+            "Run the IPC batch for every (E, mu) pair into OUT/results.csv (resumable: run the same "
+            "command again to continue), then write OUT/grid.md (F1, AP and AR tables like "
+            "IPC-GraspSim Tables 3.1/3.2), OUT/f1_heatmap.png and OUT/grid.json."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_batch_arguments(p, models=False)
+    p.add_argument(
+        "--E", dest="e_values", default="1e7,1e8,1e9,1e10,1e11", help="Pa, comma-separated"
+    )
+    p.add_argument("--mu", dest="mu_values", default="0.3,0.4,0.5,0.6", help="comma-separated")
+    p.add_argument(
+        "--labels", action="append", required=True, help="physical outcomes (REACH JSON)"
+    )
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="only (re)write the tables from OUT/results.csv",
+    )
+    p.add_argument("--paper-rounding", action="store_true", help="round AP, AR before F1")
+    p.set_defaults(run=run)
+
+
+def parse_list(text: str, option: str) -> list[float]:
+    out = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise ParameterError(
+                f"{option}: {part!r} is not a number (give e.g. 1e7,1e8)"
+            ) from None
+        if not value > 0 or value == float("inf"):
+            raise ParameterError(f"{option}: {part!r} must be a finite number > 0")
+        out.append(value)
+    if not out:
+        raise ParameterError(f"{option} is empty; give comma-separated values")
+    return list(dict.fromkeys(out))
+
+
+def run(args: argparse.Namespace) -> int:
+    prog = "ipcgrasp grid"
+    try:
+        e_values = parse_list(args.e_values, "--E")
+        mu_values = parse_list(args.mu_values, "--mu")
+        labels = load_labels(args.labels)
+        out = Path(args.out).expanduser()
+        if out.exists() and not out.is_dir():
+            raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
+        table = load_table(args)
+        params = params_from_args(args, e_values[0], mu_values[0])
+        config = config_from_args(args, (IPC,), params)
+        cell_tasks: dict[tuple[float, float], list[Task]] = {}
+        for e in e_values:
+            for mu in mu_values:
+                cell_tasks[(e, mu)] = make_tasks(
+                    table, config, overrides={"youngs_modulus_pa": e, "mu": mu}
+                )
+        results = out / "results.csv"
+        interrupted = False
+        if not args.evaluate_only:
+            tasks = [t for ts in cell_tasks.values() for t in ts]
+            summary = execute(args, table, tasks, str(results), prog)
+            interrupted = summary.interrupted
+        if not results.is_file():
+            raise ParameterError(
+                f"{results} does not exist yet: run the grid without --evaluate-only"
+            )
+        write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding)
+    except IpcGraspError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    return 130 if interrupted else 0
+
+
+def write_outputs(out, results, cell_tasks, labels, e_values, mu_values, paper_rounding) -> None:
+    rows = read_results([results])
+    configs = {t.config_id for ts in cell_tasks.values() for t in ts}
+    rows = [r for r in rows if r.get("model") == IPC and r.get("config") in configs]
+    finished = {r["task_key"] for r in rows}
+    ok = {r["task_key"] for r in rows if r.get("status") == STATUS_OK}
+    complete: dict[tuple[float, float], int] = {}
+    for cell, ts in cell_tasks.items():
+        per_grasp: dict[str, list[str]] = defaultdict(list)
+        for t in ts:
+            per_grasp[t.grasp.grasp_id].append(t.key)
+        complete[cell] = sum(all(k in finished for k in keys) for keys in per_grasp.values())
+    n_grasps = len({t.grasp.grasp_id for ts in cell_tasks.values() for t in ts})
+    cells = grid_cells(
+        predictions_from_rows(rows), labels, e_values, mu_values, n_grasps, complete, paper_rounding
+    )
+    note = (
+        f"IPC model, {len(ok)} finished trials in {results.name}; {n_grasps} grasps per cell. "
+        "Scores as `ipcgrasp evaluate` (paper's AP/AR/F1). (k/N grasps): cell not finished yet; bold: best."
+    )
+    text = "\n".join(
+        [
+            markdown_table(cells, "f1", "## F1"),
+            markdown_table(cells, "ap", "## AP"),
+            markdown_table(cells, "ar", "## AR"),
+            note,
+            "",
+        ]
+    )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "grid.md").write_text(text)
+        (out / "grid.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "E": c.youngs_modulus_pa,
+                        "mu": c.mu,
+                        "complete": c.complete,
+                        "grasps_finished": c.grasps_finished,
+                        "grasps_total": c.grasps_total,
+                        "scores": c.scores.as_json() if c.scores else None,
+                    }
+                    for row in cells
+                    for c in row
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
+    except OSError as exc:
+        raise ParameterError(f"cannot write the grid outputs to {out}: {exc.strerror}") from exc
+    from engine.evaluation.plots import heatmap
+
+    heatmap(values(cells, "f1"), e_values, mu_values, out / "f1_heatmap.png")
+    print(markdown_table(cells, "f1", "F1 (rows E in Pa, columns mu)"))
+    print(f"tables -> {out / 'grid.md'}, heat map -> {out / 'f1_heatmap.png'}")

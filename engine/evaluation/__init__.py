@@ -1,0 +1,1 @@
+"""Scoring predictions against physical grasp outcomes."""

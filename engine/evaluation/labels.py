@@ -1,0 +1,225 @@
+"""Physical outcomes (labels) and per-grasp model predictions read from batch results.
+
+Labels: a REACH-format JSON (records with obj, attempt, trial, result; grasp id '<obj>/<attempt>',
+as `ipcgrasp batch` names REACH grasps) or a CSV with columns grasp_id and result (one row per
+physical trial; result true/false/1/0) or grasp_id, successes, trials.
+
+Predictions: per (model, config) and grasp, the predicted robustness. IPC: the mean success of
+the grasp's trial rows with status 'ok' (a solver failure inside a trial is a failed trial, as in
+run_trials). Analytic models: the row's robustness. A grasp whose rows are all errors is predicted
+0, as the paper's script did for grasps without output, and reported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.batch.grasp_table import GraspTableError, load_reach_records
+from engine.batch.tasks import IPC, STATUS_OK
+from engine.errors import ParameterError
+
+_TRUE = {"1", "true", "yes", "y", "t", "success"}
+_FALSE = {"0", "false", "no", "n", "f", "fail", "failure"}
+
+
+@dataclass(frozen=True)
+class PhysicalLabel:
+    grasp_id: str
+    outcomes: tuple[bool, ...]  # physical trials, in trial order
+
+    @property
+    def robustness(self) -> float:
+        return sum(self.outcomes) / len(self.outcomes) if self.outcomes else 0.0
+
+
+def _bool(value: object, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ParameterError(f"{where}: result {value!r} is not a boolean (true/false/1/0)")
+
+
+def load_labels(paths: list[str]) -> dict[str, PhysicalLabel]:
+    """Physical outcomes per grasp id from one or more label files."""
+    outcomes: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    for path in paths:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise ParameterError(f"labels file {p} not found: give a REACH JSON or a CSV")
+        if p.suffix.lower() == ".json":
+            _reach_labels(p, outcomes)
+        else:
+            _csv_labels(p, outcomes)
+    if not outcomes:
+        raise ParameterError(f"no physical labels in {', '.join(paths)}")
+    return {
+        gid: PhysicalLabel(gid, tuple(r for _, r in sorted(trials, key=lambda x: x[0])))
+        for gid, trials in outcomes.items()
+    }
+
+
+def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
+    try:
+        records = load_reach_records(p)
+    except GraspTableError as exc:
+        raise ParameterError(str(exc)) from exc
+    for i, rec in enumerate(records):
+        where = f"{p} record {i}"
+        if not isinstance(rec, dict):
+            raise ParameterError(f"{where}: not a JSON object")
+        for name in ("obj", "attempt", "result"):
+            if name not in rec:
+                raise ParameterError(f"{where}: field {name!r} is missing")
+        trial = rec.get("trial", len(out.get(f"{rec['obj']}/{rec['attempt']}", [])))
+        if isinstance(trial, bool) or not isinstance(trial, int):
+            raise ParameterError(f"{where}: field 'trial' must be an integer (got {trial!r})")
+        out[f"{rec['obj']}/{rec['attempt']}"].append((trial, _bool(rec["result"], where)))
+
+
+def _csv_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"cannot read labels {p}: {exc}") from exc
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    if "grasp_id" not in fields or not (
+        "result" in fields or {"successes", "trials"} <= set(fields)
+    ):
+        raise ParameterError(
+            f"{p}: a labels CSV needs columns grasp_id and result (one row per physical trial) "
+            "or grasp_id, successes and trials"
+        )
+    for row in reader:
+        row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
+        where = f"{p} line {reader.line_num}"
+        gid = row["grasp_id"]
+        if not gid:
+            raise ParameterError(f"{where}: field 'grasp_id' is empty")
+        if "result" in row and row["result"] != "":
+            out[gid].append((len(out[gid]), _bool(row["result"], where)))
+            continue
+        try:
+            k, n = int(row["successes"]), int(row["trials"])
+        except (KeyError, ValueError):
+            raise ParameterError(
+                f"{where}: fields 'successes' and 'trials' must be integers"
+            ) from None
+        if not 0 <= k <= n or n == 0:
+            raise ParameterError(f"{where}: need 0 <= successes <= trials and trials > 0")
+        out[gid].extend((len(out[gid]) + j, j < k) for j in range(n))
+
+
+@dataclass
+class ModelPredictions:
+    """One model under one setting: predicted robustness per grasp."""
+
+    model: str
+    config: str
+    settings: dict[str, str] = field(default_factory=dict)  # parameters shown in labels
+    robustness: dict[str, float] = field(default_factory=dict)
+    task_time_s: dict[str, float] = field(default_factory=dict)  # model time per grasp
+    failed_grasps: list[str] = field(default_factory=list)  # every row an error: predicted 0
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+
+_SETTING_COLUMNS = {
+    "param_youngs_modulus_pa": "E",
+    "param_mu": "mu",
+    "param_psi_th_j": "psi_th",
+    "param_pad": "pad",
+    "samples": "samples",
+    "seed": "seed",
+}
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
+    """Group result rows by (model, config) and reduce them to per-grasp robustness."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        groups[(row.get("model", ""), row.get("config", ""))].append(row)
+    out = []
+    for (model, config), members in groups.items():
+        first = members[0]
+        pred = ModelPredictions(
+            model,
+            config,
+            {label: first.get(col, "") for col, label in _SETTING_COLUMNS.items()},
+        )
+        per_grasp: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for row in members:
+            per_grasp[row.get("grasp_id", "")].append(row)
+        for gid, grasp_rows in per_grasp.items():
+            ok = [r for r in grasp_rows if r.get("status") == STATUS_OK]
+            times = [_float(r.get("wall_time_s", "")) for r in grasp_rows]
+            pred.task_time_s[gid] = float(sum(t for t in times if math.isfinite(t)))
+            if not ok:
+                pred.robustness[gid] = 0.0
+                pred.failed_grasps.append(gid)
+                continue
+            if model == IPC:
+                wins = [r.get("success", "").strip().lower() == "true" for r in ok]
+                pred.robustness[gid] = sum(wins) / len(wins)
+            else:
+                q = _float(ok[-1].get("robustness", ""))
+                if not math.isfinite(q):
+                    pred.robustness[gid] = 0.0
+                    pred.failed_grasps.append(gid)
+                else:
+                    pred.robustness[gid] = min(1.0, max(0.0, q))
+        out.append(pred)
+    order = {m: i for i, m in enumerate(("ipc", "soft_point", "reach", "6dfc", "exact"))}
+    out.sort(key=lambda p: (order.get(p.model, 99), p.model, _sort_settings(p.settings)))
+    return out
+
+
+def _sort_settings(settings: dict[str, str]) -> tuple:
+    return tuple(_float(settings.get(k, "")) for k in ("E", "mu", "psi_th"))
+
+
+def describe(predictions: list[ModelPredictions]) -> dict[int, str]:
+    """Display name per entry: the model, plus the settings that differ among its entries."""
+    names = {}
+    by_model: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(predictions):
+        by_model[p.model].append(i)
+    for model, idx in by_model.items():
+        if len(idx) == 1:
+            names[idx[0]] = model
+            continue
+        keys = [
+            k
+            for k in predictions[idx[0]].settings
+            if len({predictions[i].settings.get(k) for i in idx}) > 1
+        ]
+        for i in idx:
+            s = predictions[i].settings
+            detail = " ".join(f"{k}={s.get(k)}" for k in keys) or predictions[i].config
+            names[i] = f"{model} {detail}"
+    return names
+
+
+def dump_json(obj: object) -> str:
+    return json.dumps(obj, indent=2, sort_keys=False, default=float)

@@ -1,0 +1,98 @@
+"""PNG plots (matplotlib's Agg canvas, no display and no pyplot state).
+
+Precision-recall: for each model, the curve obtained by ranking the physical trials by their
+grasp's predicted robustness (score q_g repeated over the grasp's expanded labels, thresholds
+the distinct q values), drawn as sklearn's step curve; the dot is the paper's operating point
+(precision and recall of the expanded binary predictions, whose AP and AR the table reports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ParameterError
+from engine.evaluation.metrics import expand, precision_recall_curve, recall
+
+
+def _figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=120)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path: str | Path) -> None:
+    p = Path(path).expanduser()
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p)
+    except OSError as exc:
+        raise ParameterError(f"cannot write plot {p}: {exc.strerror or exc}") from exc
+
+
+def pr_plot(
+    curves: Sequence[tuple[str, Sequence[float], Sequence[float], str]],
+    path: str | Path,
+    n: int = 5,
+) -> None:
+    """curves: (name, predicted q per grasp, physical p per grasp, legend detail) per model."""
+    fig = _figure(6.0, 5.0)
+    ax = fig.add_subplot()
+    for name, predicted, physical, detail in curves:
+        labels = np.array([v for p in physical for v in expand(p, n)])
+        scores = np.repeat(np.asarray(predicted, dtype=float), n)
+        precision, rec, _ = precision_recall_curve(labels, scores)
+        line = ax.step(
+            np.r_[0.0, rec],
+            np.r_[precision[0] if len(precision) else 1.0, precision],
+            where="pre",
+            label=f"{name} ({detail})",
+        )[0]
+        binary = np.array([v for q in predicted for v in expand(q, n)], dtype=bool)
+        if binary.any():
+            tp = np.sum(binary & (labels > 0))
+            ax.plot(recall(labels, binary), tp / binary.sum(), "o", color=line.get_color(), ms=6)
+    if curves and all(list(c[2]) == list(curves[0][2]) for c in curves):
+        base = float(np.mean([v for p in curves[0][2] for v in expand(p, n)]))
+        ax.axhline(base, color="0.6", lw=0.8, ls="--", label=f"physical success rate {base:.2f}")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_title("Precision-recall against physical outcomes\n(dots: paper's binary labels)")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def heatmap(
+    values: np.ndarray,
+    e_values: Sequence[float],
+    mu_values: Sequence[float],
+    path: str | Path,
+    title: str = "F1",
+) -> None:
+    """values[i, j] for E = e_values[i], mu = mu_values[j]; NaN cells are left blank."""
+    fig = _figure(1.2 + 1.1 * len(mu_values), 1.2 + 0.6 * len(e_values))
+    ax = fig.add_subplot()
+    data = np.ma.masked_invalid(np.asarray(values, dtype=float))
+    image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(mu_values)), [f"{m:g}" for m in mu_values])
+    ax.set_yticks(range(len(e_values)), [f"{e:.0e}" for e in e_values])
+    ax.set_xlabel("friction coefficient mu")
+    ax.set_ylabel("Young's modulus E (Pa)")
+    for i in range(len(e_values)):
+        for j in range(len(mu_values)):
+            v = values[i][j]
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center",
+                        color="white" if v < 0.6 else "black", fontsize=9)  # fmt: skip
+    fig.colorbar(image, ax=ax, label=title)
+    ax.set_title(f"{title} over the E x mu grid")
+    fig.tight_layout()
+    _save(fig, path)

@@ -1,0 +1,98 @@
+"""AP, AR, F1 as IPC-GraspSim computed them, against values worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.evaluation.metrics import (
+    PAPER_THRESHOLDS,
+    average_precision,
+    expand,
+    f1_score,
+    paper_ap_ar,
+    precision_recall_curve,
+    recall,
+    score,
+)
+
+
+def test_average_precision_of_distinct_scores():
+    # Ranked: 0.8(+) 0.4(-) 0.35(+) 0.1(-): AP = 0.5 * 1 + 0.5 * 2/3.
+    assert average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]) == pytest.approx(5 / 6)
+
+
+def test_tied_scores_enter_together():
+    # One threshold 0.5 holding two positives and one negative, then 0.1: AP = 1 * 2/3.
+    assert average_precision([1, 0, 1, 0], [0.5, 0.5, 0.5, 0.1]) == pytest.approx(2 / 3)
+    # 0.9(+) | 0.6(+,-) | 0.3(-,+): recall steps of 1/3 at precisions 1, 2/3, 3/5.
+    ap = average_precision([1, 1, 0, 0, 1], [0.9, 0.6, 0.6, 0.3, 0.3])
+    assert ap == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+    # All scores tied: AP is the positive rate.
+    assert average_precision([1, 0, 0, 1, 1], [0.2] * 5) == pytest.approx(0.6)
+
+
+def test_order_within_ties_does_not_matter():
+    y = np.array([1, 0, 1, 1, 0, 0, 1, 0])
+    s = np.array([0.7, 0.7, 0.2, 0.7, 0.2, 0.9, 0.4, 0.4])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        perm = rng.permutation(len(y))
+        assert average_precision(y[perm], s[perm]) == pytest.approx(average_precision(y, s))
+
+
+def test_edge_cases():
+    assert average_precision([0, 0, 0], [0.1, 0.5, 0.9]) == 0.0  # no positives
+    assert average_precision([1, 1], [0.0, 0.0]) == 1.0
+    assert recall([0, 0], [1, 1]) == 0.0
+    assert recall([1, 1, 0, 1], [1, 0, 1, 1]) == pytest.approx(2 / 3)
+    precision, rec, thresholds = precision_recall_curve([1, 0, 1], [0.9, 0.5, 0.5])
+    assert thresholds.tolist() == [0.9, 0.5]
+    assert precision.tolist() == pytest.approx([1.0, 2 / 3])
+    assert rec.tolist() == pytest.approx([0.5, 1.0])
+
+
+def test_expansion_rounds_half_to_even_like_the_paper_script():
+    assert expand(1.0) == [1] * 5 and expand(0.0) == [0] * 5
+    assert expand(0.6) == [1, 1, 1, 0, 0]
+    assert expand(0.5) == [1, 1, 0, 0, 0]  # round(2.5) == 2
+    assert expand(0.7) == [1, 1, 1, 1, 0]  # round(3.5) == 4
+    assert expand(0.3) == [1, 1, 0, 0, 0]  # round(1.5) == 2
+    with pytest.raises(ValueError):
+        expand(1.2)
+
+
+def test_paper_thresholds_are_the_eleven_of_numpy_arange():
+    assert len(PAPER_THRESHOLDS) == 11
+    assert PAPER_THRESHOLDS[0] == 0.0 and PAPER_THRESHOLDS[-1] == 1.0
+
+
+def test_paper_scores_of_two_grasps_by_hand():
+    # Physical 5/5 and 2/5; predicted 0.8 and 0.6.
+    # labels [1 1 1 1 1 | 1 1 0 0 0], pred [1 1 1 1 0 | 1 1 1 0 0]
+    # pred = 1: 7 entries, 6 positive -> precision 6/7, recall 6/7; pred >= 0: 7/10 at recall 1.
+    ap, ar, recalls = paper_ap_ar([0.8, 0.6], [1.0, 0.4])
+    assert ap == pytest.approx(6 / 7 * 6 / 7 + (1 - 6 / 7) * 0.7)
+    assert recalls[0] == 1.0 and recalls[1:] == pytest.approx([6 / 7] * 10)
+    assert ar == pytest.approx((1 + 10 * 6 / 7) / 11)
+    s = score([0.8, 0.6], [[True] * 5, [True, True, False, False, False]])
+    assert (s.ap, s.ar) == (pytest.approx(ap), pytest.approx(ar))
+    assert s.f1 == pytest.approx(2 * ap * ar / (ap + ar))
+    assert (s.tp, s.fp, s.fn, s.tn) == (1, 1, 0, 0)
+    # Brier over the 10 physical trials: 5 x 0.2^2 + 2 x 0.4^2 + 3 x 0.6^2.
+    assert s.brier == pytest.approx((5 * 0.04 + 2 * 0.16 + 3 * 0.36) / 10)
+    rounded = score([0.8, 0.6], [[True] * 5, [True] * 2 + [False] * 3], paper_rounding=True)
+    assert (rounded.ap, rounded.ar) == (round(ap, 2), round(ar, 2))
+
+
+def test_a_model_that_predicts_nothing():
+    # All predictions 0: AP = positive rate, recall 0 except at t = 0, so AR = 1/11.
+    s = score([0.0, 0.0], [[True] * 5, [True] * 4 + [False]])
+    assert s.ap == pytest.approx(0.9) and s.ar == pytest.approx(1 / 11)
+    assert (s.tp, s.fp, s.fn, s.tn) == (0, 0, 2, 0)
+
+
+def test_a_perfect_model():
+    s = score([1.0, 0.4, 0.0], [[True] * 5, [True, True, False, False, False], [False] * 5])
+    assert s.ap == pytest.approx(1.0) and s.ar == pytest.approx(1.0) and s.f1 == 1.0
+    assert f1_score(0.0, 0.0) == 0.0
