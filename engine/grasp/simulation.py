@@ -220,7 +220,13 @@ class GraspSimulation:
                 s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
             )
         if alpha < 1.0:
-            raise _StepBlocked(float(alpha))
+            # A pad pressed against the object cannot translate further than its contact gap;
+            # start instead from the current state with only the glued back faces moved (the
+            # pads compress by the plate increment, which the Newton solve then relaxes).
+            guess = st.u.copy()
+            guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
+            if not self._valid_start(x0, guess):
+                raise _StepBlocked(float(alpha))
         guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
         h = p.time_step_s
         potential = IncrementalPotential(
@@ -244,6 +250,16 @@ class GraspSimulation:
         )
         self._last_barrier = potential.barrier
         return new, res.iterations
+
+    def _valid_start(self, x0: np.ndarray, guess: np.ndarray) -> bool:
+        """An initial guess must not invert a pad element nor collide on the way from x0."""
+        if not all(math.isfinite(e) for e in self._pad_energies(guess)):
+            return False
+        s = self.system
+        alpha = ipctk.compute_collision_free_stepsize(
+            s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
+        )
+        return alpha >= 1.0
 
     def _pad_energies(self, u: np.ndarray) -> tuple[float, float]:
         s = self.system
@@ -403,12 +419,16 @@ class GraspSimulation:
                 unbalanced += 1
             elif not all(touching):
                 q, delta = 0.0, delta_max  # the approach limit sizes the next step
-            elif q_prev > 0.0 and q > q_prev * (1.0 + 1e-6):
-                # Secant on log(q) against plate travel towards the middle of the window.
-                ratio = math.log(target / q) / math.log(q / q_prev)
-                delta = min(delta * min(max(ratio, 0.25), 2.0), delta_max)
             elif q_prev == 0.0:
                 delta = first_contact
+            elif q > q_prev * (1.0 + 1e-6):
+                # Secant on log(q) against plate travel towards the middle of the window; a
+                # step that overshoots is rolled back, so growth may be bold and shrinking mild.
+                ratio = math.log(target / q) / math.log(q / q_prev)
+                delta = min(delta * min(max(ratio, 0.5), 4.0), delta_max)
+            else:
+                # q did not grow: the object yields (slides, rolls on an edge); close faster.
+                delta = min(2.0 * delta, delta_max)
             q_prev = q
         raise SolverError(f"the squeeze did not finish within {p.max_steps} steps")
 
