@@ -39,6 +39,13 @@ def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None
     p.add_argument("--psi-th", type=float, default=d.psi_th_j, help="squeeze stop energy, J")
     p.add_argument("--squeeze-force", type=float, help="squeeze stop force per pad, N")
     p.add_argument("--mu-ground", type=float, help="object-ground friction (default: mu)")
+    p.add_argument(
+        "--auto-open",
+        type=float,
+        default=d.auto_open_m,
+        help="m: if the open jaws touch the object, open up to this much wider in 1 mm steps "
+        "until they clear it by 1 mm, as IPC-GraspSim does (0: such a trial fails)",
+    )
     p.add_argument("--mesh-dir", help="folder of REACH meshes <obj>.obj (default: the JSON's)")
     p.add_argument("--mass", type=float, help="object mass in kg for rows that give none")
     p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="unit of CSV mesh files")
@@ -90,6 +97,7 @@ def params_from_args(args: argparse.Namespace, youngs_modulus: float, mu: float)
         squeeze_force_n=args.squeeze_force,
         pad=args.pad,
         pad_edge_length_m=args.pad_edge,
+        auto_open_m=args.auto_open,
     ).validate()
 
 

@@ -75,6 +75,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=d.lift_height_m,
         help="m the object's lowest point must rise",
     )
+    p.add_argument(
+        "--auto-open",
+        type=float,
+        default=d.auto_open_m,
+        help="m: open up to this much wider if the open jaws touch the object (IPC-GraspSim)",
+    )
     p.add_argument("--time-step", type=float, default=d.time_step_s, help="s")
     p.add_argument("--trials", type=int, default=1, help="number of perturbed trials N")
     p.add_argument("--seed", type=int, default=0)
@@ -103,6 +109,7 @@ def _params(args: argparse.Namespace) -> SimulationParams:
         lift_speed_m_s=args.lift_speed,
         lift_height_m=args.lift_height,
         time_step_s=args.time_step,
+        auto_open_m=args.auto_open,
     ).validate()
 
 

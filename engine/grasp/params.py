@@ -34,6 +34,9 @@ class SimulationParams:
     pad_edge_length_m: float = 0.003
     pad_layers: int | None = None
     open_width_m: float = 0.050
+    auto_open_m: float = (
+        0.0  # if > 0, open up to this much wider to clear the object (IPC-GraspSim)
+    )
     time_step_s: float = 0.01
     closing_speed_m_s: float = 0.1
     lift_speed_m_s: float = 0.1
@@ -93,8 +96,8 @@ class SimulationParams:
             )
         if self.psi_balance_tol <= 0 or self.threshold_overshoot <= 0:
             raise ParameterError("psi_balance_tol and threshold_overshoot must be > 0")
-        if self.hold_time_s < 0 or self.lift_ramp_s < 0:
-            raise ParameterError("hold_time_s and lift_ramp_s must be >= 0")
+        if self.hold_time_s < 0 or self.lift_ramp_s < 0 or self.auto_open_m < 0:
+            raise ParameterError("hold_time_s, lift_ramp_s and auto_open_m must be >= 0")
         if self.object_stiffness_pa is not None and not (
             math.isfinite(self.object_stiffness_pa) and self.object_stiffness_pa > 0
         ):

@@ -92,21 +92,34 @@ class GraspSimulation:
         self.obj = obj
         self.gripper_pose = np.asarray(gripper_pose, dtype=float)
         self.pad = pad if pad is not None else build_pad(params)
-        jaws = place_jaws(self.gripper_pose, params.open_width_m)
-        self.normals = (jaws[0].normal, jaws[1].normal)
-        pad_world = (jaws[0].to_world(self.pad.vertices), jaws[1].to_world(self.pad.vertices))
-        _check_open_jaws_clear_ground(pad_world)
-        self.system = GraspSystem(
-            (self.pad, self.pad),
-            pad_world,
-            obj,
-            object_lift_m=0.5 * params.dhat_m,
-            youngs_modulus_pa=params.youngs_modulus_pa,
-            poisson_ratio=params.poisson_ratio,
-            pad_density_kg_m3=params.pad_density_kg_m3,
-            object_stiffness_pa=params.effective_object_stiffness_pa,
-        )
-        self._check_open_jaws_clear_object()
+        # IPC-GraspSim opens the jaws further, 1 mm at a time, until they clear the object by
+        # 1 mm (`auto_open_m` > 0); by default an open gripper that touches the object is an error.
+        extra_steps = math.floor(params.auto_open_m / 0.001 + 1e-9)
+        for k in range(extra_steps + 1):
+            self.open_width_m = params.open_width_m + 0.001 * k
+            jaws = place_jaws(self.gripper_pose, self.open_width_m)
+            self.normals = (jaws[0].normal, jaws[1].normal)
+            pad_world = (
+                jaws[0].to_world(self.pad.vertices),
+                jaws[1].to_world(self.pad.vertices),
+            )
+            _check_open_jaws_clear_ground(pad_world)
+            self.system = GraspSystem(
+                (self.pad, self.pad),
+                pad_world,
+                obj,
+                object_lift_m=0.5 * params.dhat_m,
+                youngs_modulus_pa=params.youngs_modulus_pa,
+                poisson_ratio=params.poisson_ratio,
+                pad_density_kg_m3=params.pad_density_kg_m3,
+                object_stiffness_pa=params.effective_object_stiffness_pa,
+            )
+            try:
+                self._check_open_jaws_clear_object(0.001 if extra_steps else params.dhat_m)
+                break
+            except GraspError:
+                if k == extra_steps:
+                    raise
         self._check_jaws_close_on_object(jaws)
         s = self.system
         self._glued_rest = s.u_initial[s.fixed].copy()
@@ -129,17 +142,17 @@ class GraspSimulation:
         self._kappa_max = 0.0
 
     # --- input checks -------------------------------------------------------------------------
-    def _check_open_jaws_clear_object(self) -> None:
+    def _check_open_jaws_clear_object(self, clearance_m: float) -> None:
         s = self.system
         x = s.collision_vertices(s.u_initial)
         if ipctk.has_intersections(s.collision_mesh, x, _BROAD_PHASE) or self._pad_inside_object(x):
             raise GraspError(
                 "the open jaws intersect the object: it is wider than the "
-                f"{self.params.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
+                f"{self.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
                 "centre is off the object; move the grasp or choose another closing axis"
             )
         c = ipctk.NormalCollisions()
-        c.build(s.collision_mesh, x, self.params.dhat_m, 0.0, _BROAD_PHASE)
+        c.build(s.collision_mesh, x, clearance_m, 0.0, _BROAD_PHASE)
         try:
             for col in c:
                 if isinstance(col, ipctk.PlaneVertexNormalCollision):
@@ -149,7 +162,7 @@ class GraspSimulation:
                 if len(owners) > 1:
                     raise GraspError(
                         "the open jaws touch the object before closing (closer than "
-                        f"{self.params.dhat_m * 1e3:.2f} mm); move the grasp so the open jaws "
+                        f"{clearance_m * 1e3:.2f} mm); move the grasp so the open jaws "
                         "are clear of the object"
                     )
         finally:
@@ -181,7 +194,7 @@ class GraspSimulation:
         locations, index_ray, _ = mesh.ray.intersects_location(origins, directions)
         if len(index_ray):
             reach = np.einsum("ij,ij->i", locations - origins[index_ray], directions[index_ray])
-            if np.any(reach <= self.params.open_width_m):
+            if np.any(reach <= self.open_width_m):
                 return
         raise GraspError(
             "the grasp misses the object: closing the jaws would not touch it. Move the grasp "
@@ -367,7 +380,7 @@ class GraspSimulation:
         delta_max = p.closing_speed_m_s * p.time_step_s
         delta_min = p.newton_tol_m  # plate increments below the Newton tolerance are noise
         first_contact = p.dhat_m / 8.0
-        max_travel = 0.5 * p.open_width_m
+        max_travel = 0.5 * self.open_width_m
         contact_cap = 0.5 * p.dhat_m  # in contact, never move more than half the barrier zone
         delta = delta_max
         q_prev = 0.0  # stop quantity of the previous frame, 0 until both pads touch

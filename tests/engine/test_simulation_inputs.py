@@ -70,3 +70,14 @@ def test_mesh_in_millimetres_is_detected(tmp_path):
         load_object_mesh(path)
     mesh = load_object_mesh(path, unit="mm")
     assert np.allclose(np.ptp(mesh.vertices, axis=0), 0.03)
+
+
+def test_auto_open_widens_the_jaws_until_they_clear_the_object():
+    """IPC-GraspSim opens the jaws in 1 mm steps until they clear the object by 1 mm."""
+    wide = rest_object(builtin_cube(size_m=0.052), 0, mass_kg=0.01)
+    grasp = Grasp(center=[0.0, 0.0, 0.026], axis=[1.0, 0.0, 0.0])
+    with pytest.raises(GraspError, match="open jaws intersect the object"):
+        GraspSimulation(wide, grasp.pose(), SimulationParams(), pad=build_pad(SimulationParams()))
+    params = SimulationParams(auto_open_m=0.01)
+    sim = GraspSimulation(wide, grasp.pose(), params, pad=build_pad(params))
+    assert sim.open_width_m == pytest.approx(0.054)  # 52 mm + 2 x 1 mm clearance, 1 mm steps
