@@ -125,3 +125,61 @@ ensure_gui_system_packages() {
     warn "continuing: the simulation engine does not need them"
   fi
 }
+
+# --- a private X server for the GUI tests and the smoke test ---------------------------------
+# The VTK view is an OpenGL widget: Qt's offscreen platform cannot host it, so the GUI runs
+# against Xvfb. scripts/test starts its own server (not pytest-xvfb's, which is left running
+# when a test run aborts), remembers its pid in a file and stops it on exit; a server left
+# behind by an earlier run that was killed is stopped before a new one starts.
+XVFB_PIDFILE="$VENV_DIR/.xvfb.pid"
+XVFB_SCREEN="1440x960x24"
+XVFB_PID=""
+
+stop_stale_xvfb() {
+  [ -f "$XVFB_PIDFILE" ] || return 0
+  local pid
+  pid="$(cat "$XVFB_PIDFILE" 2>/dev/null || true)"
+  if [ -n "$pid" ] && [ "$(ps -p "$pid" -o comm= 2>/dev/null)" = "Xvfb" ]; then
+    log "stopping the Xvfb (pid $pid) left by an earlier run"
+    kill "$pid" 2>/dev/null || true
+  fi
+  rm -f "$XVFB_PIDFILE"
+}
+
+# start_xvfb: start Xvfb on a free display and export DISPLAY; returns 1 if it cannot.
+start_xvfb() {
+  stop_stale_xvfb
+  command -v Xvfb >/dev/null 2>&1 || return 1
+  local n i xlog
+  xlog="$(mktemp)"
+  for n in $(seq 91 140); do
+    [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] && continue
+    Xvfb ":$n" -screen 0 "$XVFB_SCREEN" -nolisten tcp -noreset >"$xlog" 2>&1 &
+    XVFB_PID=$!
+    for i in $(seq 1 100); do
+      [ -S "/tmp/.X11-unix/X$n" ] && break
+      kill -0 "$XVFB_PID" 2>/dev/null || break
+      sleep 0.05
+    done
+    if [ -S "/tmp/.X11-unix/X$n" ] && kill -0 "$XVFB_PID" 2>/dev/null; then
+      printf '%s\n' "$XVFB_PID" >"$XVFB_PIDFILE"
+      export DISPLAY=":$n"
+      rm -f "$xlog"
+      return 0
+    fi
+    kill "$XVFB_PID" 2>/dev/null || true
+    XVFB_PID=""
+  done
+  tail -n 5 "$xlog" >&2
+  rm -f "$xlog"
+  return 1
+}
+
+stop_xvfb() {
+  if [ -n "$XVFB_PID" ]; then
+    kill "$XVFB_PID" 2>/dev/null || true
+    wait "$XVFB_PID" 2>/dev/null || true
+    XVFB_PID=""
+  fi
+  rm -f "$XVFB_PIDFILE"
+}

@@ -1,0 +1,99 @@
+"""Body of the analysis worker process: grasp checks and analytic predictions (no Qt).
+
+Runs in its own spawned process because the models (numpy, cvxpy) hold the GIL. Requests
+arrive faster than they can be answered while a user drags a slider, so only the newest
+pending request is worked on; the validity check is answered first because it is fast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import traceback
+from typing import Any
+
+from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+
+ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
+
+
+def analytic_params_for(params: Any, closing_force_n: float) -> Any:
+    """AnalyticParams matching the simulation's pad, friction, opening and grip force."""
+    from engine.analytic.params import AnalyticParams
+
+    names = {f.name for f in dataclasses.fields(AnalyticParams)}
+    values = {
+        "mu": params.mu,
+        "closing_force_n": closing_force_n,
+        "pad": params.pad,
+        "pad_edge_length_m": params.pad_edge_length_m,
+        "open_width_m": params.open_width_m,
+    }
+    return AnalyticParams(**{k: v for k, v in values.items() if k in names}).validate()
+
+
+def _latest(inbox: Any, job: AnalysisJob) -> AnalysisJob | None:
+    """The newest queued job (keeping the last object sent); None means shut down."""
+    while True:
+        try:
+            nxt = inbox.get_nowait()
+        except queue.Empty:
+            return job
+        if nxt is None:
+            return None
+        if nxt.obj is None and job.obj is not None:
+            nxt = dataclasses.replace(nxt, obj=job.obj)
+        job = nxt
+
+
+def analysis_main(inbox: Any, outbox: Any) -> None:
+    from app.sim_worker import lower_priority
+    from engine.errors import IpcGraspError
+    from engine.grasp.trials import check_grasp
+
+    lower_priority()
+    obj = None
+    while True:
+        job = inbox.get()
+        if job is None:
+            return
+        job = _latest(inbox, job)
+        if job is None:
+            return
+        if job.obj is not None:
+            obj = job.obj
+        if obj is None:
+            continue
+        if job.check:
+            try:
+                check_grasp(obj, job.grasp, job.params)
+                outbox.put(GraspCheck(job.request, True, ""))
+            except IpcGraspError as exc:
+                outbox.put(GraspCheck(job.request, False, str(exc)))
+            except Exception as exc:
+                outbox.put(GraspCheck(job.request, False, f"{type(exc).__name__}: {exc}"))
+        if job.models:
+            _predict(job, obj, inbox, outbox)
+
+
+def _predict(job: AnalysisJob, obj: Any, inbox: Any, outbox: Any) -> None:
+    """Nominal margins first (a fraction of a second), then robustness over the samples
+    unless a newer request is already waiting."""
+    try:
+        from engine.analytic.pipeline import analyze_grasp
+    except ImportError as exc:
+        outbox.put(Predictions(job.request, False, [], f"analytic models not available ({exc})"))
+        return
+    try:
+        aparams = analytic_params_for(job.params, job.closing_force_n)
+        stages = [("nominal", 0)]
+        if job.samples > 0:
+            stages.append(("robust", job.samples))
+        for stage, samples in stages:
+            if stage == "robust" and not inbox.empty():
+                return  # the user has moved on; answer the newer request instead
+            results = analyze_grasp(obj, job.grasp, aparams, list(job.models), samples, job.seed)
+            outbox.put(Predictions(job.request, True, list(results), stage=stage))
+    except Exception as exc:
+        traceback.print_exc()
+        outbox.put(Predictions(job.request, True, [], f"{type(exc).__name__}: {exc}"))

@@ -1,0 +1,170 @@
+"""Object and grasp dock: stable pose switcher, numeric grasp fields, validity and tools."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.grasp.grasp import Grasp
+
+
+def _spin(
+    lo: float, hi: float, decimals: int, suffix: str, tip: str, step: float
+) -> QDoubleSpinBox:
+    s = QDoubleSpinBox()
+    s.setRange(lo, hi)
+    s.setDecimals(decimals)
+    s.setSuffix(suffix)
+    s.setSingleStep(step)
+    s.setToolTip(tip)
+    s.setKeyboardTracking(False)
+    return s
+
+
+class GraspDock(QWidget):
+    pose_selected = Signal(int)
+    grasp_edited = Signal(object)  # Grasp
+    default_requested = Signal()
+    gizmo_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._updating = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+
+        obj = QGroupBox("Object")
+        form = QFormLayout(obj)
+        self.name_label = QLabel("")
+        self.name_label.setWordWrap(True)
+        form.addRow("Name", self.name_label)
+        self.info_label = QLabel("")
+        form.addRow("Size, mass", self.info_label)
+        self.pose_combo = QComboBox()
+        self.pose_combo.setToolTip(
+            "Stable resting poses on the ground, most probable first (quasi-static drop "
+            "probability). Changing the pose resets the grasp to the default."
+        )
+        form.addRow("Resting pose", self.pose_combo)
+        outer.addWidget(obj)
+
+        grasp = QGroupBox("Grasp (resting frame)")
+        form = QFormLayout(grasp)
+        tip_c = "Jaw centre: midpoint between the two jaw contact faces, in mm (z up, origin at the centre of mass on the ground)."
+        self.center = [_spin(-1000, 1000, 2, " mm", tip_c, 0.5) for _ in range(3)]
+        row = QHBoxLayout()
+        for s in self.center:
+            row.addWidget(s)
+        form.addRow("Centre", row)
+        tip_a = "Closing axis (any length; normalised): jaw 0 moves along +axis."
+        self.axis = [_spin(-1.0, 1.0, 3, "", tip_a, 0.05) for _ in range(3)]
+        row = QHBoxLayout()
+        for s in self.axis:
+            row.addWidget(s)
+        form.addRow("Axis", row)
+        self.angle = _spin(
+            -180.0,
+            180.0,
+            1,
+            "°",
+            "Approach angle about the closing axis; 0 approaches from as straight above as the axis allows.",
+            5.0,
+        )
+        self.angle.setWrapping(True)
+        form.addRow("Approach", self.angle)
+        self.width_label = QLabel("")
+        form.addRow("Width", self.width_label)
+        self.status_label = QLabel("")
+        self.status_label.setWordWrap(True)
+        form.addRow("Status", self.status_label)
+        buttons = QHBoxLayout()
+        self.default_button = QPushButton("Default grasp")
+        self.default_button.setToolTip(
+            "Top-down grasp through the centre of mass along the narrowest horizontal extent"
+        )
+        self.gizmo_button = QPushButton("Gizmo")
+        self.gizmo_button.setCheckable(True)
+        self.gizmo_button.setToolTip(
+            "Show a 3D gizmo on the gripper: drag the arrows to move it, the rings to rotate it (the ring about the closing axis sets the approach angle)"
+        )
+        buttons.addWidget(self.default_button)
+        buttons.addWidget(self.gizmo_button)
+        form.addRow(buttons)
+        hint = QLabel(
+            "Right-click the object to place jaw 0 there; the other jaw is found along the surface normal."
+        )
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #555;")
+        form.addRow(hint)
+        outer.addWidget(grasp)
+        outer.addStretch(1)
+
+        self.pose_combo.currentIndexChanged.connect(self._on_pose)
+        for s in (*self.center, *self.axis, self.angle):
+            s.valueChanged.connect(self._on_field)
+        self.default_button.clicked.connect(self.default_requested)
+        self.gizmo_button.toggled.connect(self.gizmo_toggled)
+
+    def _on_pose(self, index: int) -> None:
+        if not self._updating and index >= 0:
+            self.pose_selected.emit(index)
+
+    def _on_field(self) -> None:
+        if self._updating:
+            return
+        axis = np.array([s.value() for s in self.axis])
+        if np.linalg.norm(axis) < 1e-9:
+            self.status_label.setText("<span style='color:#c0392b'>the axis cannot be zero</span>")
+            return
+        g = Grasp(
+            np.array([s.value() for s in self.center]) * 1e-3,
+            axis,
+            math.radians(self.angle.value()),
+        )
+        self.grasp_edited.emit(g)
+
+    def set_object(self, name: str, info: str, poses: list[float], index: int) -> None:
+        self._updating = True
+        try:
+            self.name_label.setText(name)
+            self.info_label.setText(info)
+            self.pose_combo.clear()
+            for k, prob in enumerate(poses):
+                self.pose_combo.addItem(f"pose {k}: {prob * 100:.1f} %")
+            self.pose_combo.setCurrentIndex(index)
+        finally:
+            self._updating = False
+
+    def set_grasp(self, grasp: Grasp) -> None:
+        self._updating = True
+        try:
+            for s, v in zip(self.center, grasp.center * 1e3, strict=True):
+                s.setValue(float(v))
+            for s, v in zip(self.axis, grasp.axis, strict=True):
+                s.setValue(float(v))
+            angle = math.degrees(grasp.approach_angle_rad)
+            self.angle.setValue((angle + 180.0) % 360.0 - 180.0)
+        finally:
+            self._updating = False
+
+    def set_status(self, valid: bool | None, reason: str, width_mm: float | None) -> None:
+        self.width_label.setText("" if width_mm is None else f"{width_mm:.1f} mm between contacts")
+        if valid is None:
+            self.status_label.setText("checking…")
+        elif valid:
+            self.status_label.setText("<span style='color:#1e8449'>valid</span>")
+        else:
+            self.status_label.setText(f"<span style='color:#c0392b'>invalid: {reason}</span>")

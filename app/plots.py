@@ -1,0 +1,181 @@
+"""Synchronized time plots (Psi1/Psi2, grip force per pad, object height) drawn with QPainter.
+
+pyqtgraph is not a dependency and QtCharts is in the large PySide6-Addons wheel, so three small
+panels are painted directly. A vertical cursor marks the current frame; phase markers are
+dashed lines; clicking or dragging seeks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from app.trial_series import TrialSeries
+
+PAD_COLORS = ("#1f77b4", "#d62728")
+PANELS = (
+    ("Ψ (J)", ("psi1", "psi2"), True),
+    ("grip force (N)", ("force1", "force2"), False),
+    ("object height (mm)", ("height_mm",), False),
+)
+_MARGIN_L, _MARGIN_R, _GAP = 64, 10, 6
+
+
+def _ticks(lo: float, hi: float, n: int = 3) -> list[float]:
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo]
+    step = 10 ** math.floor(math.log10((hi - lo) / n))
+    for m in (1, 2, 5, 10):
+        if (hi - lo) / (m * step) <= n:
+            step *= m
+            break
+    start = math.ceil(lo / step) * step
+    return [start + i * step for i in range(int((hi - start) / step) + 1)]
+
+
+class TimePlots(QWidget):
+    seek = Signal(int)  # frame index
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.series = TrialSeries.empty()
+        self.current = -1
+        self.setMinimumHeight(180)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setToolTip("Click or drag to move to a frame")
+
+    def set_series(self, series: TrialSeries) -> None:
+        self.series = series
+        self.update()
+
+    def set_current(self, index: int) -> None:
+        if index != self.current:
+            self.current = index
+            self.update()
+
+    # --- geometry -----------------------------------------------------------------------------
+    def _time_range(self) -> tuple[float, float]:
+        t = self.series.time_s
+        if not t:
+            return 0.0, 1.0
+        lo, hi = t[0], t[-1]
+        return (lo, hi if hi > lo else lo + 0.01)
+
+    def _x(self, t: float) -> float:
+        lo, hi = self._time_range()
+        w = self.width() - _MARGIN_L - _MARGIN_R
+        return _MARGIN_L + (t - lo) / (hi - lo) * w
+
+    def _index_at(self, x: float) -> int:
+        t = self.series.time_s
+        if not t:
+            return -1
+        lo, hi = self._time_range()
+        w = max(1, self.width() - _MARGIN_L - _MARGIN_R)
+        target = lo + (x - _MARGIN_L) / w * (hi - lo)
+        return int(np.argmin(np.abs(np.asarray(t) - target)))
+
+    def mousePressEvent(self, event) -> None:
+        i = self._index_at(event.position().x())
+        if i >= 0:
+            self.seek.emit(i)
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self.mousePressEvent(event)
+
+    # --- painting -----------------------------------------------------------------------------
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.fillRect(self.rect(), QColor("#ffffff"))
+        font = QFont(self.font())
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        p.setFont(font)
+        h = self.height() - 18  # room for the time axis labels
+        panel_h = (h - _GAP * (len(PANELS) - 1)) / len(PANELS)
+        for k, (title, keys, log) in enumerate(PANELS):
+            top = k * (panel_h + _GAP)
+            rect = QRectF(_MARGIN_L, top + 2, self.width() - _MARGIN_L - _MARGIN_R, panel_h - 4)
+            self._panel(p, rect, title, keys, log)
+        if len(self.series) == 0:
+            p.setPen(QColor("#777777"))
+            p.drawText(
+                QRectF(_MARGIN_L, 0, self.width() - _MARGIN_L - _MARGIN_R, h),
+                Qt.AlignmentFlag.AlignCenter,
+                "No frames yet: press Simulate (F5), or pick a trial in the Runs table",
+            )
+        lo, hi = self._time_range()
+        p.setPen(QColor("#444444"))
+        for t in _ticks(lo, hi, 6):
+            p.drawText(QPointF(self._x(t) - 12, self.height() - 4), f"{t:.2f}")
+        p.drawText(QPointF(self.width() - _MARGIN_R - 30, self.height() - 4), "t (s)")
+        p.end()
+
+    def _panel(self, p: QPainter, rect: QRectF, title: str, keys: tuple, log: bool) -> None:
+        p.setPen(QPen(QColor("#c8ccd2"), 1))
+        p.drawRect(rect)
+        p.setPen(QColor("#333333"))
+        p.drawText(QPointF(rect.left() + 6, rect.top() + 13), title)
+        s = self.series
+        if len(s) == 0:
+            return
+        t = s.array("time_s")
+        ys = [s.array(k) for k in keys]
+        if log:
+            ys = [np.log10(np.maximum(y, 1e-16)) for y in ys]
+        finite = np.concatenate([y[np.isfinite(y)] for y in ys])
+        if finite.size == 0:
+            return
+        lo, hi = float(finite.min()), float(finite.max())
+        if log:
+            lo = max(lo, hi - 6.0)  # six decades are plenty; the approach is ~0
+        if hi - lo < 1e-12:
+            lo, hi = lo - 0.5, hi + 0.5
+        pad = 0.08 * (hi - lo)
+        lo, hi = lo - pad, hi + pad
+
+        def y_of(v: float) -> float:
+            return rect.bottom() - (min(max(v, lo), hi) - lo) / (hi - lo) * rect.height()
+
+        p.setPen(QColor("#666666"))
+        for v in _ticks(lo, hi, 2):
+            label = f"1e{v:.0f}" if log else f"{v:.3g}"
+            p.drawText(
+                QRectF(0, y_of(v) - 8, _MARGIN_L - 6, 16),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                label,
+            )
+        # Phase markers.
+        p.setPen(QPen(QColor("#9aa3ad"), 1, Qt.PenStyle.DashLine))
+        for index, _label in s.markers():
+            x = self._x(t[index])
+            p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+        for j, y in enumerate(ys):
+            path = QPainterPath()
+            started = False
+            for ti, yi in zip(t, y, strict=True):
+                if not math.isfinite(yi):
+                    started = False
+                    continue
+                pt = QPointF(self._x(ti), y_of(yi))
+                if started:
+                    path.lineTo(pt)
+                else:
+                    path.moveTo(pt)
+                    started = True
+            color = PAD_COLORS[j] if len(ys) > 1 else "#2c3e50"
+            p.setPen(QPen(QColor(color), 1.6))
+            p.drawPath(path)
+        if len(ys) > 1:
+            for j, name in enumerate(("pad 1", "pad 2")):
+                p.setPen(QColor(PAD_COLORS[j]))
+                p.drawText(QPointF(rect.right() - 90 + 45 * j, rect.top() + 12), name)
+        if 0 <= self.current < len(t):
+            x = self._x(t[self.current])
+            p.setPen(QPen(QColor("#e67e22"), 1.5))
+            p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))

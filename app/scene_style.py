@@ -1,0 +1,34 @@
+"""Colours and mesh conversion shared by the interactive view and the off-screen exporter
+(no Qt here, so the export process does not load it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyvista as pv
+
+OBJECT_COLOR = "#c9b28f"
+OBJECT_EDGE_COLOR = "#8c7a5e"
+PAD_COLOR = "#4f7fbf"
+PLATE_COLOR = "#a3a9b1"
+WARNING_COLOR = "#e0473a"
+GROUND_COLOR = "#dfe3e8"
+GRID_COLOR = "#b9c0c9"
+CONTACT_COLOR = "#f5b700"
+BACKGROUND = ("#fbfbfd", "#d7dde6")  # bottom, top gradient
+
+
+def polydata(vertices: np.ndarray, faces: np.ndarray) -> pv.PolyData:
+    """A triangle PolyData from (n,3) vertices and (m,3) faces."""
+    faces = np.asarray(faces, dtype=np.int64)
+    cells = np.hstack([np.full((len(faces), 1), 3, dtype=np.int64), faces]).ravel()
+    return pv.PolyData(np.asarray(vertices, dtype=float), cells)
+
+
+def ground_plane(object_vertices: np.ndarray) -> pv.PolyData:
+    """A square of ground around the object (at least 12 cm, 3 object diagonals)."""
+    v = np.asarray(object_vertices)
+    size = max(0.12, 3.0 * float(np.linalg.norm(np.ptp(v, axis=0))))
+    return pv.Plane(
+        center=(0, 0, -1e-5), direction=(0, 0, 1), i_size=size, j_size=size,
+        i_resolution=12, j_resolution=12,
+    )  # fmt: skip

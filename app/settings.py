@@ -1,0 +1,32 @@
+"""Persistent preferences (QSettings): recent files and window layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+MAX_RECENT = 8
+
+
+def settings() -> QSettings:
+    return QSettings("ipcgrasp", "ipcgrasp")
+
+
+def recent_files() -> list[str]:
+    value = settings().value("recent_files", [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in (value or []) if v]
+
+
+def add_recent_file(path: str | Path) -> list[str]:
+    p = str(Path(path).resolve())
+    files = [p] + [f for f in recent_files() if f != p]
+    files = files[:MAX_RECENT]
+    settings().setValue("recent_files", files)
+    return files
+
+
+def clear_recent_files() -> None:
+    settings().setValue("recent_files", [])

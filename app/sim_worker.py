@@ -1,0 +1,116 @@
+"""Body of a simulation worker process (spawned; imports the engine, never Qt).
+
+The solver holds the GIL for seconds, so it must not run in the GUI process. A worker warms up
+once (imports, numba kernels, one frame of the example grasp) so that the first frame of a
+real run arrives quickly, then runs one trial per job and streams every frame.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from typing import Any
+
+from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
+
+
+def lower_priority(increment: int = 5) -> None:
+    """Let the GUI process win the CPU when both want it (the solver only gets slower)."""
+    try:
+        os.nice(increment)
+    except (AttributeError, OSError):  # not on this platform, or not allowed
+        pass
+
+
+def _warm_up() -> None:
+    """Load every kernel a trial uses by running the first frame of the example grasp."""
+    from engine.grasp.default_grasp import default_grasp
+    from engine.grasp.params import SimulationParams
+    from engine.grasp.simulation import GraspSimulation, build_pad
+    from engine.gripper.pad_fields import PadFieldEvaluator
+    from engine.scene.object_mesh import builtin_cube
+    from engine.scene.resting import rest_object
+
+    obj = rest_object(builtin_cube())
+    params = SimulationParams()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    gen = sim.frames()
+    frame = next(gen)
+    gen.close()
+    PadFieldEvaluator(pad, params.youngs_modulus_pa, params.poisson_ratio).energy_density(
+        frame.pad_vertices[0]
+    )
+
+
+def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
+    """Serve TrialJobs from `inbox` until it yields None; `cancel` is a multiprocessing Event."""
+    lower_priority()
+    t0 = time.perf_counter()
+    try:
+        _warm_up()
+    except Exception:  # a broken warm-up must not kill the worker: real jobs report errors
+        traceback.print_exc()
+    outbox.put(WorkerReady(worker, time.perf_counter() - t0))
+    caches: dict = {}
+    while True:
+        job = inbox.get()
+        if job is None:
+            return
+        _run_trial(worker, job, outbox, cancel, caches)
+
+
+def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dict) -> None:
+    from engine.errors import IpcGraspError
+    from engine.grasp.frames import TrialResult
+    from engine.grasp.simulation import GraspSimulation, build_pad
+    from engine.gripper.pad_fields import PadFieldEvaluator
+
+    outbox.put(TrialStarted(worker, job.run_id, job.trial))
+    p = job.params
+    cancelled = False
+    result = TrialResult(trial=job.trial, success=False, reason="not run")
+    result.perturbation = dict(job.perturbation)
+    try:
+        key = (p.pad, p.pad_edge_length_m, p.pad_layers)
+        if key not in caches:
+            caches[key] = build_pad(p)
+        pad = caches[key]
+        fields = PadFieldEvaluator(pad, p.youngs_modulus_pa, p.poisson_ratio)
+        try:
+            sim = GraspSimulation(
+                job.obj,
+                job.gripper_pose,
+                p,
+                pad=pad,
+                trial=job.trial,
+                perturbation=job.perturbation,
+            )
+        except IpcGraspError as exc:
+            result.reason = "invalid perturbed grasp"
+            result.error = str(exc)
+        else:
+            gen = sim.frames()
+            count = 0
+            for frame in gen:
+                count += 1
+                energy = (
+                    fields.energy_density(frame.pad_vertices[0]).astype("float32"),
+                    fields.energy_density(frame.pad_vertices[1]).astype("float32"),
+                )
+                outbox.put(FramePacket(worker, job.run_id, job.trial, frame, energy))
+                if job.crash_after_frames is not None and count >= job.crash_after_frames:
+                    os._exit(3)  # tests: simulate a crash (no cleanup, like a segfault)
+                if cancel.is_set() or (job.max_frames is not None and count >= job.max_frames):
+                    gen.close()
+                    cancelled = cancel.is_set()
+                    sim.result.reason = "cancelled" if cancelled else "stopped after max frames"
+                    break
+            result = sim.result
+    except Exception as exc:  # report, never die: the GUI marks the trial failed with this
+        result.success = False
+        result.reason = "worker error"
+        result.error = f"{type(exc).__name__}: {exc}"
+        traceback.print_exc()
+    outbox.put(TrialEnded(worker, job.run_id, job.trial, result, cancelled))

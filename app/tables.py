@@ -1,0 +1,223 @@
+"""The runs table (one row per trial) and the analytic predictions table."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.io.session import TrialRecord
+
+RUN_COLUMNS = (
+    "trial",
+    "status",
+    "outcome",
+    "reason",
+    "Ψ1 (J)",
+    "Ψ2 (J)",
+    "grip (N)",
+    "lift (mm)",
+    "frames",
+    "time (s)",
+)
+MODEL_NAMES = {"soft_point": "Soft point", "reach": "REACH", "6dfc": "6DFC", "exact": "Exact area"}
+STATUS_COLORS = {
+    "done": None,
+    "failed": "#fdecea",
+    "cancelled": "#fef5e7",
+    "running": "#eaf2f8",
+    "queued": None,
+}
+
+
+def _fmt(v: float, spec: str) -> str:
+    return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+
+
+def _item(text: str, tip: str = "") -> QTableWidgetItem:
+    it = QTableWidgetItem(text)
+    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if tip:
+        it.setToolTip(tip)
+    return it
+
+
+class RunsTable(QTableWidget):
+    trial_selected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(RUN_COLUMNS), parent)
+        self.setHorizontalHeaderLabels(list(RUN_COLUMNS))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.verticalHeader().setVisible(False)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.itemSelectionChanged.connect(self._on_select)
+        self._rows: dict[int, int] = {}
+
+    def set_trials(self, records: list[TrialRecord]) -> None:
+        self.blockSignals(True)
+        self.setRowCount(0)
+        self._rows = {}
+        for rec in records:
+            self._rows[rec.trial] = self.rowCount()
+            self.insertRow(self.rowCount())
+            self.update_trial(rec)
+        self.blockSignals(False)
+
+    def update_trial(self, rec: TrialRecord) -> None:
+        row = self._rows.get(rec.trial)
+        if row is None:
+            return
+        r = rec.result
+        outcome = ""
+        reason = ""
+        values = ["", "", "", "", "", ""]
+        if r is not None:
+            outcome = "success" if r.success else "fail"
+            reason = r.reason + (f": {r.error}" if r.error else "")
+            values = [
+                _fmt(r.psi1_j, ".3g"), _fmt(r.psi2_j, ".3g"), _fmt(r.grip_force_n, ".3f"),
+                _fmt(r.lift_height_m * 1e3, ".1f"), str(r.frames or len(rec.frames)),
+                _fmt(r.wall_time_s, ".1f"),
+            ]  # fmt: skip
+        elif rec.frames:
+            values[4] = str(len(rec.frames))
+        cells = [str(rec.trial), rec.status, outcome, reason, *values]
+        color = STATUS_COLORS.get(rec.status)
+        if r is not None and rec.status == "done":
+            color = "#e9f7ef" if r.success else "#fdf2e9"
+        for col, text in enumerate(cells):
+            it = _item(text, reason if col == 3 else "")
+            if color:
+                it.setBackground(QColor(color))
+            self.setItem(row, col, it)
+
+    def select_trial(self, trial: int) -> None:
+        row = self._rows.get(trial)
+        if row is not None and self.currentRow() != row:
+            self.selectRow(row)
+
+    def _on_select(self) -> None:
+        rows = self.selectionModel().selectedRows()
+        if rows:
+            row = rows[0].row()
+            trial = next((t for t, r in self._rows.items() if r == row), None)
+            if trial is not None:
+                self.trial_selected.emit(trial)
+
+
+class PredictionsPanel(QWidget):
+    """Analytic models: success, margin, robustness with its 95 % interval, failure reason."""
+
+    show_contacts_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        self.status = QLabel("")
+        top.addWidget(self.status, 1)
+        self.contacts_box = QCheckBox("draw contacts of the selected model")
+        self.contacts_box.setToolTip(
+            "Draw the selected model's contact points (arrows) or patches (coloured by pressure)"
+        )
+        top.addWidget(self.contacts_box)
+        layout.addLayout(top)
+        cols = (
+            "model",
+            "success",
+            "margin s*",
+            "robustness",
+            "95 % interval",
+            "reason",
+            "time (s)",
+        )
+        self.table = QTableWidget(len(MODEL_NAMES), len(cols))
+        self.table.setHorizontalHeaderLabels(list(cols))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        layout.addWidget(self.table)
+        self.results: dict[str, object] = {}
+        self.request = 0
+        self.stage = ""
+        self.set_unavailable("waiting for the first analysis…")
+        self.contacts_box.toggled.connect(self.show_contacts_changed)
+        self.table.itemSelectionChanged.connect(
+            lambda: self.show_contacts_changed.emit(self.contacts_box.isChecked())
+        )
+
+    def set_unavailable(self, why: str) -> None:
+        self.results = {}
+        for row, name in enumerate(MODEL_NAMES.values()):
+            self.table.setItem(row, 0, _item(name))
+            self.table.setItem(row, 1, _item("not available", why))
+            for col in range(2, 7):
+                self.table.setItem(row, col, _item(""))
+        self.status.setText(why)
+
+    def set_pending(self) -> None:
+        self.status.setText("updating…")
+
+    def set_results(
+        self, request: int, results: list, error: str = "", stage: str = "robust"
+    ) -> None:
+        self.request = request
+        self.stage = stage
+        self.results = {r.model: r for r in results}
+        for row, (key, name) in enumerate(MODEL_NAMES.items()):
+            r = self.results.get(key)
+            self.table.setItem(row, 0, _item(name))
+            if r is None:
+                self.table.setItem(row, 1, _item("not available", error))
+                for col in range(2, 7):
+                    self.table.setItem(row, col, _item(""))
+                continue
+            ok = _item("yes" if r.success else "no")
+            ok.setBackground(QColor("#e9f7ef" if r.success else "#fdecea"))
+            self.table.setItem(row, 1, ok)
+            self.table.setItem(row, 2, _item(_fmt(float(r.margin), ".3g")))
+            robust = _fmt(float(r.robustness), ".2f") or ("…" if stage == "nominal" else "")
+            self.table.setItem(row, 3, _item(robust))
+            lo, hi = r.robustness_ci
+            ci = "" if not math.isfinite(lo) else f"[{lo:.2f}, {hi:.2f}] (n={r.samples})"
+            self.table.setItem(row, 4, _item(ci))
+            self.table.setItem(row, 5, _item(r.reason, r.reason))
+            self.table.setItem(row, 6, _item(_fmt(float(r.time_s), ".2f")))
+        what = (
+            "nominal pose; robustness running…"
+            if stage == "nominal"
+            else "nominal pose and perturbed samples"
+        )
+        self.status.setText(error or f"analysis #{request}: {what}")
+
+    def selected_contacts(self) -> list:
+        rows = self.table.selectionModel().selectedRows()
+        key = list(MODEL_NAMES)[rows[0].row()] if rows else None
+        if key is None:
+            # Default: the most detailed model that has contacts.
+            for k in ("exact", "reach", "6dfc", "soft_point"):
+                if k in self.results and self.results[k].contacts:
+                    key = k
+                    break
+        r = self.results.get(key) if key else None
+        return list(r.contacts) if r is not None else []

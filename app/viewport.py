@@ -1,0 +1,401 @@
+"""The 3D view: object, ground, gripper (pads + backing plates), picking, gizmo, contacts.
+
+Threading rule (pyvistaqt invariant): only the GUI thread touches pyvista/VTK objects; workers
+send numpy arrays. Rendering is throttled: changes mark the view dirty and a 30 Hz timer renders
+once, so a burst of streamed frames costs one render (rendering each frame froze the GUI for
+over a second in measurements, see shared/notes/gui.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyvista as pv
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
+from pyvistaqt import QtInteractor
+
+from app.gripper_shapes import GripperShapes
+from app.scene_style import (
+    BACKGROUND,
+    CONTACT_COLOR,
+    GRID_COLOR,
+    GROUND_COLOR,
+    OBJECT_COLOR,
+    OBJECT_EDGE_COLOR,
+    PAD_COLOR,
+    PLATE_COLOR,
+    WARNING_COLOR,
+    ground_plane,
+)
+from app.scene_style import polydata as _polydata
+from engine.grasp.grasp import Grasp
+from engine.scene.resting import RestingObject
+
+RENDER_INTERVAL_MS = 33
+PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad  # ~30 Hz
+
+COLOR_MODES = ("none", "energy", "displacement")
+_FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
+
+
+class Viewport(QObject):
+    """Owns the QtInteractor and every actor in it."""
+
+    picked = Signal(object, object)  # (point (3,), outward normal (3,)) on the object
+    gizmo_moved = Signal(object)  # 4x4 gripper pose after a gizmo drag
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        # No MSAA: with software GL (llvmpipe) 4x MSAA made every render ~50 ms slower; FXAA is
+        # switched on only while the view is idle (set_quality).
+        self.plotter = QtInteractor(parent, auto_update=False, multi_samples=0)
+        # Dropped files go to the main window (validated loading), not pyvista.read.
+        self.plotter.setAcceptDrops(False)
+        self.plotter.set_background(BACKGROUND[0], top=BACKGROUND[1])
+        self._high_quality = False
+        self.set_quality(True)
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(RENDER_INTERVAL_MS)
+        self._timer.timeout.connect(self._render_if_dirty)
+        self._timer.start()
+        self.renders = 0
+        self._object_poly: pv.PolyData | None = None
+        self._object_actor = None
+        self._pad_polys: list[pv.PolyData] = []
+        self._pad_actors: list = []
+        self._plate_actors: list = []
+        self._shapes: GripperShapes | None = None
+        self._gizmo_pose: np.ndarray | None = None
+        self._gizmo_on = False
+        self.color_mode = "none"
+        self._field_max = 1.0
+        self._contact_names: list[str] = []
+        self._gizmo = None
+        self._frame_text = None
+        self._enable_picking()
+        self._safe_keys()
+
+    def _safe_keys(self) -> None:
+        """Drop pyvista's and VTK's single-key bindings ('q' closes the plotter, 'e' exits,
+        'w'/'s' switch to wireframe) and keep only harmless view keys."""
+        iren = self.plotter.iren
+        iren.clear_key_event_callbacks()
+        iren.interactor.RemoveObservers("CharEvent")
+        iren.add_key_event("v", self.plotter.view_isometric)
+        iren.add_key_event("r", self.plotter.reset_camera)
+
+    @property
+    def widget(self) -> QWidget:
+        return self.plotter
+
+    # --- rendering ----------------------------------------------------------------------------
+    def request_render(self) -> None:
+        self._dirty = True
+
+    def _render_if_dirty(self) -> None:
+        if self._dirty and self.plotter.isVisible():
+            self._dirty = False
+            self._sync_gizmo_followers()
+            self.renders += 1
+            # update() schedules paintGL, which renders once; plotter.render() would render
+            # now and then again in the paintGL its frame event schedules.
+            self.plotter.update()
+
+    # pyvista renders after every scene change by default; here the 30 Hz tick renders once.
+    def _add_mesh(self, *args, **kwargs):
+        return self.plotter.add_mesh(*args, render=False, **kwargs)
+
+    def _add_text(self, *args, **kwargs):
+        return self.plotter.add_text(*args, render=False, **kwargs)
+
+    def _add_scalar_bar(self, *args, **kwargs):
+        return self.plotter.add_scalar_bar(*args, render=False, **kwargs)
+
+    def set_quality(self, high: bool) -> None:
+        """FXAA when idle; off while frames stream or play (it costs a full-screen pass)."""
+        if high == self._high_quality:
+            return
+        self._high_quality = high
+        if high:
+            self.plotter.enable_anti_aliasing("fxaa")
+        else:
+            self.plotter.disable_anti_aliasing()
+        self.request_render()
+
+    def render_now(self) -> None:
+        self._dirty = False
+        self.renders += 1
+        self.plotter.render()
+
+    def close(self) -> None:
+        self._timer.stop()
+        self.plotter.close()
+
+    # --- scene --------------------------------------------------------------------------------
+    def show_object(self, obj: RestingObject) -> None:
+        """Replace the scene with `obj` resting on the ground (resting frame = world)."""
+        p = self.plotter
+        self._remove_gizmo()
+        p.clear_actors()
+        self._frame_text = None
+        self._pad_actors, self._plate_actors, self._pad_polys = [], [], []
+        self._contact_names = []
+        v = np.asarray(obj.vertices)
+        ground = ground_plane(v)
+        # Unlit: the ground covers much of the view and software GL pays per lit fragment.
+        self._add_mesh(ground, color=GROUND_COLOR, pickable=False, name="ground", lighting=False)
+        self._add_mesh(
+            ground, style="wireframe", color=GRID_COLOR, pickable=False, name="ground_grid",
+            line_width=1, lighting=False,
+        )  # fmt: skip
+        self._object_poly = _polydata(v, obj.faces)
+        self._object_actor = self._add_mesh(
+            self._object_poly, color=OBJECT_COLOR, name="object", smooth_shading=False,
+            show_edges=len(obj.faces) < 5000, edge_color=OBJECT_EDGE_COLOR, pickable=True,
+        )  # fmt: skip
+        p.add_axes(interactive=False)
+        p.view_isometric(render=False)
+        p.reset_camera(render=False)
+        p.camera.zoom(1.8)
+        self.request_render()
+
+    def set_object_pose(self, pose: np.ndarray | None) -> None:
+        if self._object_actor is not None:
+            self._object_actor.user_matrix = np.eye(4) if pose is None else np.asarray(pose)
+            self.request_render()
+
+    def _ensure_gripper(self, shapes: GripperShapes) -> None:
+        if self._shapes is shapes and self._pad_actors:
+            return
+        p = self.plotter
+        for name in ("pad0", "pad1", "plate0", "plate1"):
+            p.remove_actor(name, render=False)
+        self._shapes = shapes
+        self._pad_polys, self._pad_actors, self._plate_actors = [], [], []
+        for k in (0, 1):
+            poly = _polydata(shapes.pad_local[k], shapes.pad_faces)
+            poly.point_data["field"] = np.zeros(poly.n_points)
+            actor = self._add_mesh(
+                poly, scalars="field", cmap=PAD_CMAP, clim=[0.0, 1.0], show_scalar_bar=False,
+                name=f"pad{k}", pickable=False, smooth_shading=False,
+            )  # fmt: skip
+            actor.mapper.scalar_visibility = False
+            actor.prop.color = PAD_COLOR
+            self._pad_polys.append(poly)
+            self._pad_actors.append(actor)
+            plate = _polydata(shapes.plate_local[k], shapes.plate_faces)
+            self._plate_actors.append(
+                self._add_mesh(plate, color=PLATE_COLOR, name=f"plate{k}", pickable=False)
+            )
+
+    def show_open_gripper(
+        self, shapes: GripperShapes, grasp: Grasp, valid: bool, reason: str = ""
+    ) -> None:
+        """Draw the open gripper at the grasp pose (warning colour and reason when invalid)."""
+        self._ensure_gripper(shapes)
+        pose = grasp.pose()
+        for k in (0, 1):
+            self._pad_polys[k].points = shapes.pad_local[k]
+            self._pad_actors[k].user_matrix = pose
+            self._pad_actors[k].mapper.scalar_visibility = False
+            self._pad_actors[k].prop.color = PAD_COLOR if valid else WARNING_COLOR
+            self._plate_actors[k].user_matrix = pose
+            self._plate_actors[k].prop.color = PLATE_COLOR if valid else WARNING_COLOR
+        self._gizmo_pose = pose
+        self.set_object_pose(None)
+        self._draw_axis(grasp, shapes.open_width_m, valid)
+        self.set_status_text("" if valid else f"Invalid grasp: {reason}", warning=True)
+        if self._frame_text is not None:
+            self._frame_text.SetVisibility(False)
+        self.request_render()
+
+    def _draw_axis(self, grasp: Grasp, width: float, valid: bool) -> None:
+        a = grasp.center - 0.5 * width * grasp.axis
+        b = grasp.center + 0.5 * width * grasp.axis
+        self._add_mesh(
+            pv.Line(a, b), color=PAD_COLOR if valid else WARNING_COLOR, line_width=3,
+            name="grasp_axis", pickable=False,
+        )  # fmt: skip
+        self._add_mesh(
+            pv.Sphere(radius=0.0012, center=grasp.center), color="#222222",
+            name="grasp_center", pickable=False,
+        )  # fmt: skip
+
+    def set_status_text(self, text: str, warning: bool = False) -> None:
+        self.plotter.remove_actor("status_text", render=False)
+        if text:
+            self._add_text(
+                text, position="upper_left", font_size=10, name="status_text",
+                color=WARNING_COLOR if warning else "#222222",
+            )  # fmt: skip
+        self.request_render()
+
+    def show_frame(
+        self,
+        shapes: GripperShapes,
+        gripper_pose: np.ndarray,
+        pad_vertices: tuple[np.ndarray, np.ndarray],
+        object_pose: np.ndarray,
+        travel_m: float,
+        lift_m: float,
+        fields: tuple[np.ndarray, np.ndarray] | None,
+        label: str,
+    ) -> None:
+        """Draw one simulated frame (pads in world coordinates, plates and object moved)."""
+        self._ensure_gripper(shapes)
+        self._remove_gizmo()
+        for name in ("grasp_axis", "grasp_center", "status_text"):
+            self.plotter.remove_actor(name, render=False)
+        for k in (0, 1):
+            poly = self._pad_polys[k]
+            poly.points = np.asarray(pad_vertices[k], dtype=float)
+            actor = self._pad_actors[k]
+            actor.user_matrix = np.eye(4)
+            actor.prop.color = PAD_COLOR
+            colored = fields is not None and self.color_mode != "none"
+            actor.mapper.scalar_visibility = colored
+            if colored:
+                poly.point_data["field"] = np.asarray(fields[k], dtype=float)
+                actor.mapper.scalar_range = (0.0, self._field_max)
+            self._plate_actors[k].user_matrix = shapes.plate_matrix(
+                k, gripper_pose, travel_m, lift_m
+            )
+            self._plate_actors[k].prop.color = PLATE_COLOR
+        self.set_object_pose(object_pose)
+        self._update_scalar_bar(fields is not None and self.color_mode != "none")
+        # One text actor, updated in place: re-creating it each frame costs a texture upload.
+        if self._frame_text is None:
+            self._frame_text = self._add_text(
+                label, position="lower_left", font_size=9, name="frame_text", color="#222222"
+            )
+        else:
+            self._frame_text.SetText(0, label)  # corner 0 = lower left
+            self._frame_text.SetVisibility(True)
+        self.request_render()
+
+    def set_field_range(self, vmax: float) -> None:
+        self._field_max = float(vmax) if vmax > 0 else 1.0
+
+    def _update_scalar_bar(self, visible: bool) -> None:
+        title = _FIELD_TITLES.get(self.color_mode, "")
+        bars = self.plotter.scalar_bars
+        for existing in list(bars.keys()):
+            if existing != title or not visible:
+                self.plotter.remove_scalar_bar(existing, render=False)
+        if visible and title not in bars and self._pad_actors:
+            self._add_scalar_bar(
+                title, mapper=self._pad_actors[0].mapper, vertical=True, position_x=0.88,
+                position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
+                color="#222222", title_font_size=12, label_font_size=11,
+            )  # fmt: skip
+
+    # --- picking and gizmo --------------------------------------------------------------------
+    def _on_pick(self, point, picker) -> None:
+        if point is None or picker is None:
+            return
+        normal = np.array(picker.GetPickNormal(), dtype=float)
+        self.picked.emit(np.array(point, dtype=float), normal)
+
+    def pick_at(self, x: int, y: int) -> bool:
+        """Pick the object surface at widget pixel (x, y) as a right-click would."""
+        height = self.plotter.height()
+        picker = self.plotter.iren.picker
+        ok = picker.Pick(
+            x * self._pixel_ratio(), (height - y) * self._pixel_ratio(), 0, self.plotter.renderer
+        )
+        if not ok or picker.GetActor() is None:
+            return False
+        self._on_pick(picker.GetPickPosition(), picker)
+        return True
+
+    def _pixel_ratio(self) -> float:
+        return float(self.plotter.devicePixelRatioF())
+
+    def set_gizmo(self, enabled: bool) -> None:
+        self._gizmo_on = enabled
+        self._remove_gizmo()
+        if enabled and self._plate_actors and self._gizmo_pose is not None:
+            self._add_gizmo()
+        self.request_render()
+
+    def _add_gizmo(self) -> None:
+        assert self._gizmo_pose is not None
+        pose = self._gizmo_pose
+
+        def released(matrix) -> None:
+            self.gizmo_moved.emit(np.asarray(matrix, dtype=float).copy())
+
+        def moved(_matrix) -> None:
+            # The widget calls this before it updates the actor; the render tick copies the
+            # new matrix to the other gripper actors.
+            self.request_render()
+
+        self._gizmo = self.plotter.add_affine_transform_widget(
+            self._plate_actors[0], origin=tuple(pose[:3, 3]), scale=0.6,
+            axes=pose[:3, :3].T.copy(), release_callback=released, interact_callback=moved,
+        )  # fmt: skip
+
+    def _sync_gizmo_followers(self) -> None:
+        if self._gizmo is None or not self._plate_actors:
+            return
+        m = self._plate_actors[0].user_matrix
+        for a in [*self._pad_actors, self._plate_actors[1]]:
+            a.user_matrix = m
+
+    def _remove_gizmo(self) -> None:
+        if self._gizmo is None:
+            return
+        self._gizmo.remove()
+        self._gizmo = None
+        # AffineWidget3D.disable() turns off all picking; click-to-place needs it back.
+        self._enable_picking()
+
+    def _enable_picking(self) -> None:
+        self.plotter.enable_surface_point_picking(
+            callback=self._on_pick,
+            use_picker=True,
+            show_message=False,
+            show_point=False,
+            left_clicking=False,
+        )
+
+    # --- analytic contacts --------------------------------------------------------------------
+    def show_contacts(self, contacts: list) -> None:
+        """Draw analytic contact points (arrows) or patches (coloured by pressure)."""
+        self.clear_contacts()
+        for i, c in enumerate(contacts):
+            name = f"contact{i}"
+            if hasattr(c, "triangles"):
+                tris = np.asarray(c.triangles, dtype=float).reshape(-1, 3)
+                faces = np.arange(len(tris)).reshape(-1, 3)
+                poly = _polydata(tris, faces)
+                poly.cell_data["pressure"] = np.asarray(c.pressure_pa, dtype=float)
+                self._add_mesh(
+                    poly, scalars="pressure", cmap="plasma", name=name, pickable=False,
+                    show_scalar_bar=False,
+                )  # fmt: skip
+            else:
+                arrow = pv.Arrow(
+                    start=np.asarray(c.position) - 0.006 * np.asarray(c.normal),
+                    direction=np.asarray(c.normal), scale=0.006,
+                )  # fmt: skip
+                self._add_mesh(arrow, color=CONTACT_COLOR, name=name, pickable=False)
+            self._contact_names.append(name)
+        self.request_render()
+
+    def clear_contacts(self) -> None:
+        for name in self._contact_names:
+            self.plotter.remove_actor(name, render=False)
+        self._contact_names = []
+        self.request_render()
+
+    def screenshot(self, path: str | None = None) -> np.ndarray:
+        self.render_now()
+        return self.plotter.screenshot(path, return_img=True)
+
+    def camera_position(self):
+        return self.plotter.camera_position
+
+    def window_size(self) -> tuple[int, int]:
+        return int(self.plotter.width()), int(self.plotter.height())

@@ -1,0 +1,1 @@
+"""Small reusable Qt widgets."""

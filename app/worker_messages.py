@@ -1,0 +1,91 @@
+"""Messages between the GUI process and its worker processes (frozen, picklable, no Qt).
+
+Jobs carry plain engine data (the resting object, a pose, parameters); replies carry engine
+Frames and results plus numpy fields, so nothing VTK or Qt ever crosses a process boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.grasp.frames import Frame, TrialResult
+from engine.grasp.params import SimulationParams
+from engine.scene.resting import RestingObject
+
+
+@dataclass(frozen=True, eq=False)
+class TrialJob:
+    """Run one (already perturbed) squeeze-lift trial."""
+
+    run_id: int
+    trial: int
+    obj: RestingObject
+    gripper_pose: np.ndarray
+    params: SimulationParams
+    perturbation: dict[str, float] = field(default_factory=dict)
+    max_frames: int | None = None  # stop after this many frames (smoke test, benchmarks)
+    crash_after_frames: int | None = None  # tests only: the worker dies (os._exit) here
+
+
+@dataclass(frozen=True)
+class WorkerReady:
+    worker: int
+    warmup_s: float
+
+
+@dataclass(frozen=True)
+class TrialStarted:
+    worker: int
+    run_id: int
+    trial: int
+
+
+@dataclass(frozen=True, eq=False)
+class FramePacket:
+    worker: int
+    run_id: int
+    trial: int
+    frame: Frame
+    energy: tuple[np.ndarray, np.ndarray]  # strain energy density per pad vertex, J/m^3
+
+
+@dataclass(frozen=True, eq=False)
+class TrialEnded:
+    worker: int
+    run_id: int
+    trial: int
+    result: TrialResult
+    cancelled: bool
+
+
+@dataclass(frozen=True)
+class AnalysisJob:
+    """Check a grasp and run the analytic models on it (latest request wins)."""
+
+    request: int
+    obj: RestingObject | None  # None: same object as the previous job
+    grasp: object  # engine.grasp.grasp.Grasp
+    params: SimulationParams
+    models: tuple[str, ...]
+    samples: int
+    seed: int
+    closing_force_n: float = 0.2
+    check: bool = True  # check the grasp with the simulator's input checks first
+
+
+@dataclass(frozen=True)
+class GraspCheck:
+    request: int
+    valid: bool
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class Predictions:
+    request: int
+    available: bool
+    results: list  # engine ModelResult objects, or [] when unavailable
+    error: str = ""
+    stage: str = "nominal"  # "nominal" (fast, no samples) then "robust" (with samples)

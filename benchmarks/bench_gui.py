@@ -1,0 +1,198 @@
+"""GUI responsiveness while simulations stream into the real main window.
+
+Measures, with the example cube and the default grasp:
+- time to first frame: from pressing Simulate (the F5 action) to the first streamed frame drawn
+  in the 3D view, with the pre-started (warm) worker, and once with a cold worker for contrast;
+- the longest gap of the Qt event loop while N full squeeze-lift trials stream (a 5 ms QTimer
+  records the time between its ticks; a gap is how long the GUI could not react), plus the
+  median and 99th percentile, the frames received and the frames drawn.
+Writes benchmarks/results/gui.md. Needs an X server (the VTK view is an OpenGL widget):
+
+    xvfb-run -a -s "-screen 0 1440x960x24" .venv/bin/python benchmarks/bench_gui.py [--trials 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _wait(app, predicate, timeout_s: float) -> None:
+    start = time.perf_counter()
+    while not predicate():
+        if time.perf_counter() - start > timeout_s:
+            raise TimeoutError("timed out")
+        app.processEvents()
+        time.sleep(0.001)
+
+
+class GapProbe:
+    """A 5 ms QTimer; records the time between consecutive ticks, and the CPU time the GUI
+    process used in that interval (all its threads, including the GL rasterizer's): a long
+    wall gap with little CPU means the process was waiting for a core, not busy."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self.cpu: list[float] = []
+        self._last = None
+        self._last_cpu = 0.0
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now, cpu = time.perf_counter(), time.process_time()
+        if self._last is not None:
+            self.gaps.append(now - self._last)
+            self.cpu.append(cpu - self._last_cpu)
+        self._last, self._last_cpu = now, cpu
+
+    def start(self) -> None:
+        self.gaps, self.cpu, self._last = [], [], None
+        self.timer.start()
+
+    def stop(self) -> list[float]:
+        self.timer.stop()
+        return self.gaps
+
+
+def first_frame_s(app, window) -> float:
+    """Seconds from triggering Simulate to the first frame drawn (then cancels the run)."""
+    drawn: list[float] = []
+    conn = window.frame_displayed.connect(lambda t, i: drawn.append(time.perf_counter()))
+    window.doc.dirty = False
+    t0 = time.perf_counter()
+    window.simulate_action.trigger()
+    _wait(app, lambda: bool(drawn), 120)
+    window.frame_displayed.disconnect(conn)
+    window.cancel_simulation()
+    _wait(app, lambda: not window.sim.is_running(), 60)
+    return drawn[0] - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=3, help="full trials streamed for the gap test")
+    ap.add_argument("--first-frame-runs", type=int, default=5)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "gui.md"))
+    args = ap.parse_args()
+    if not os.environ.get("DISPLAY"):
+        print(
+            "bench_gui: needs an X server; run it under xvfb-run (see the docstring)",
+            file=sys.stderr,
+        )
+        return 2
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    window = MainWindow(n_workers=1)
+    window.quiet_errors = True
+    window.resize(1400, 900)
+    window.show()
+    window.load_example()
+    _wait(app, lambda: window.sim.ready_count > 0 and window._grasp_valid is not None, 300)
+
+    warm = [first_frame_s(app, window) for _ in range(args.first_frame_runs)]
+
+    # Cold: a worker that has not started yet (no pre-start), for contrast.
+    window.sim.shutdown()
+    from app.sim_controller import SimulationController
+
+    window.sim = SimulationController(window, 1)
+    window.sim.frame_arrived.connect(window._on_frame)
+    window.sim.trial_started.connect(window._on_trial_started)
+    window.sim.trial_ended.connect(window._on_trial_ended)
+    window.sim.run_finished.connect(window._on_run_finished)
+    cold = first_frame_s(app, window)
+    _wait(app, lambda: window.sim.ready_count > 0, 300)
+
+    # Event-loop gaps while full trials stream and the view follows the live frame.
+    window.edit_param("n_trials", args.trials)
+    drawn = []
+    window.frame_displayed.connect(lambda t, i: drawn.append(i))
+    probe = GapProbe()
+    probe.start()
+    t0 = time.perf_counter()
+    window.doc.dirty = False
+    window.simulate_action.trigger()
+    _wait(app, lambda: not window.sim.is_running(), 900)
+    wall = time.perf_counter() - t0
+    gaps = sorted(probe.stop())
+    cpu_in_longest = probe.cpu[probe.gaps.index(gaps[-1])]
+    run = window.doc.run
+    frames = sum(len(r.frames) for r in run.trials.values())
+    lifted = sum(bool(r.result and r.result.success) for r in run.trials.values())
+    renders = window.viewport.renders
+
+    over = sum(g for g in gaps if g > 0.1) / max(wall, 1e-9)
+
+    # The same with the 3D view frozen (frames stored, not drawn): what the GUI costs
+    # besides rendering the OpenGL view.
+    window._display_timer.stop()
+    window.edit_param("n_trials", 1)
+    probe.start()
+    window.doc.dirty = False
+    window.simulate_action.trigger()
+    _wait(app, lambda: not window.sim.is_running(), 900)
+    frozen = sorted(probe.stop())
+    window._display_timer.start()
+
+    def ms(x: float) -> str:
+        return f"{x * 1e3:.0f}"
+
+    p99 = gaps[min(len(gaps) - 1, int(0.99 * len(gaps)))]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    lines = [
+        "# GUI responsiveness while a simulation runs",
+        "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M')} on {platform.node()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores), Python {platform.python_version()}, under Xvfb "
+        "(Mesa llvmpipe, no GPU). The example cube with the default grasp, default parameters, "
+        f"one pre-started simulation worker process; 1-minute load average {load:.1f} at the end "
+        "(other processes share the machine). `benchmarks/bench_gui.py`.",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| time to first frame on screen after Simulate, warm worker (median of {len(warm)}) | "
+        f"{ms(statistics.median(warm))} ms (min {ms(min(warm))}, max {ms(max(warm))}) | < 1000 ms |",
+        f"| time to first frame, cold worker (no pre-start; for contrast) | {ms(cold)} ms | |",
+        f"| longest Qt event-loop gap while {args.trials} trials stream | {ms(gaps[-1])} ms | < 100 ms |",
+        f"| median / 99th percentile gap (5 ms probe timer) | {ms(statistics.median(gaps))} / "
+        f"{ms(p99)} ms | |",
+        f"| share of the run spent in gaps longer than 100 ms | {over:.0%} | |",
+        f"| CPU time the GUI process used during the longest gap | {ms(cpu_in_longest)} ms | |",
+        f"| longest gap with the 3D view frozen (1 trial; frames stored, not drawn) | "
+        f"{ms(frozen[-1])} ms (median {ms(statistics.median(frozen))}) | |",
+        f"| frames received / drawn (drawing is throttled to ~30 Hz) | {frames} / {len(set(drawn))} "
+        f"distinct | |",
+        f"| wall time of the {args.trials} trials ({lifted} lifted the cube) | {wall:.1f} s | |",
+        f"| renders of the 3D view during the whole benchmark | {renders} | |",
+        "",
+        "The solver runs in a spawned worker process, frames come back over a pipe and a 10 ms "
+        "QTimer pump hands them to the GUI thread, which stores every frame and draws only the "
+        "newest one at most every 33 ms. A gap includes one render of the view "
+        "(llvmpipe software rendering here; a GPU makes it shorter).",
+        "",
+    ]
+    Path(args.out).write_text("\n".join(lines))
+    print("\n".join(lines))
+    window.doc.dirty = False
+    window.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

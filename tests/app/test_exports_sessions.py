@@ -1,0 +1,109 @@
+"""Exports (MP4, GIF, CSV, VTK, screenshot) and sessions, from the real window."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+
+def _read_mp4(path) -> np.ndarray:
+    """Decode every frame with imageio-ffmpeg's bundled ffmpeg binary."""
+    import imageio_ffmpeg
+
+    exe = imageio_ffmpeg.get_ffmpeg_exe()
+    cmd = [exe, "-v", "info", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+    out = subprocess.run(cmd, capture_output=True, check=True, timeout=120)
+    video = next(line for line in out.stderr.decode().splitlines() if "Video:" in line)
+    w, h = (int(v) for v in re.search(r" (\d{2,5})x(\d{2,5})", video).groups())
+    return np.frombuffer(out.stdout, np.uint8).reshape(-1, h, w, 3)
+
+
+@pytest.fixture
+def short_run(window, qtbot):
+    window.edit_param("n_trials", 2)
+    assert window.start_simulation(max_frames=8)
+    qtbot.waitUntil(lambda: not window.sim.is_running(), timeout=120_000)
+    window.select_trial(0)
+    return window
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".gif"])
+def test_export_video_reads_back_with_every_frame(short_run, qtbot, tmp_path, suffix):
+    w = short_run
+    path = tmp_path / f"trial0{suffix}"
+    assert w.export_video(path, fps=10)
+    qtbot.waitUntil(lambda: w._export is None, timeout=180_000)
+    assert w.last_export["error"] == "", w.last_export
+    frames = _read_mp4(path) if suffix == ".mp4" else np.stack(list(iio.imiter(path)))
+    assert len(frames) == len(w.doc.run.trials[0].frames) == 8
+    assert frames.shape[1] % 2 == 0 and frames.shape[2] % 2 == 0
+    assert frames[0].std() > 5  # not a blank frame
+
+
+def test_export_video_to_an_unwritable_path_is_an_error(short_run, dialogs):
+    assert not short_run.export_video("/proc/forbidden/x.mp4")
+    assert dialogs.kinds() == ["critical"]
+
+
+def test_export_csv_one_row_per_trial(short_run, tmp_path):
+    w = short_run
+    path = tmp_path / "out" / "results.csv"
+    assert w.export_csv(path)
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2
+    cols = rows[0].keys()
+    for c in ("ipcgrasp_version", "object", "grasp_center_x", "grasp_axis_z", "approach_angle", "seed",
+              "param_youngs_modulus_pa", "param_mu", "param_psi_th_j", "status", "success", "reason",
+              "psi1", "psi2", "grip_force", "wall_time_s", "perturbation_dx", "analytic_exact_success",
+              "analytic_soft_point_margin"):  # fmt: skip
+        assert c in cols
+    assert rows[0]["object"] == "builtin:cube"
+    assert float(rows[0]["param_youngs_modulus_pa"]) == pytest.approx(1e8)
+    assert rows[0]["status"] == "done" and rows[1]["trial"] == "1"
+
+
+def test_export_vtk_series_and_screenshot(short_run, tmp_path):
+    import pyvista as pv
+
+    w = short_run
+    pvd = w.export_vtk(tmp_path / "series.pvd")
+    reader = pv.get_reader(str(pvd))
+    assert len(reader.time_values) == 8
+    reader.set_active_time_value(reader.time_values[-1])
+    mesh = reader.read()[0]
+    assert "energy_density" in mesh.point_data and mesh.n_cells > 12
+    png = tmp_path / "shot.png"
+    assert w.save_screenshot(png)
+    img = iio.imread(png)
+    assert img.shape[0] > 100 and img.std() > 5
+
+
+def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
+    w = short_run
+    run = w.doc.run
+    assert w.save_session(tmp_path / "study")
+    json_path = tmp_path / "study.ipcgrasp.json"
+    doc = json.loads(json_path.read_text())
+    assert doc["format"] == "ipcgrasp-session" and doc["object"]["source"] == "builtin:cube"
+    assert not w.doc.dirty
+    frames = {k: len(r.frames) for k, r in run.trials.items()}
+    grasp = w.doc.grasp
+    w.load_example()
+    assert w.doc.run is None
+    assert w.open_path(json_path)
+    d = w.doc
+    assert {k: len(r.frames) for k, r in d.run.trials.items()} == frames
+    assert [r.status for r in d.run.trials.values()] == ["done", "done"]
+    np.testing.assert_allclose(d.grasp.pose(), grasp.pose())
+    assert d.spec.n_trials == 2
+    assert w.runs_table.rowCount() == 2
+    assert len(w.timeline.series) == 8
+    with qtbot.waitSignal(w.frame_displayed, timeout=5_000):
+        w.timeline.seek(3)

@@ -1,0 +1,221 @@
+"""Opening objects, placing and editing the grasp, parameters and undo, in the real window."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import trimesh
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+
+def _box_file(path, extents, scale=1.0):
+    trimesh.creation.box(extents=np.asarray(extents) * scale).export(path)
+    return path
+
+
+def _screen_pos(window, world) -> QPoint:
+    """Widget pixel of a world point in the 3D view (VTK display y is bottom-up)."""
+    ren = window.viewport.plotter.renderer
+    ren.SetWorldPoint(*world, 1.0)
+    ren.WorldToDisplay()
+    x, y, _ = ren.GetDisplayPoint()
+    ratio = window.viewport.plotter.devicePixelRatioF()
+    h = window.viewport.plotter.height()
+    return QPoint(round(x / ratio), round(h - y / ratio))
+
+
+def test_example_cube_with_default_grasp_drawn(window):
+    d = window.doc
+    assert d.display_name == "example cube"
+    assert window._grasp_valid, window._grasp_reason
+    vp = window.viewport
+    assert len(vp._pad_actors) == 2 and len(vp._plate_actors) == 2
+    np.testing.assert_allclose(vp._pad_actors[0].user_matrix, d.grasp.pose())
+    img = vp.screenshot()
+    assert img.shape[0] > 100
+    assert "valid" in window.grasp_dock.status_label.text()
+
+
+def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
+    path = _box_file(tmp_path / "bar.stl", [0.06, 0.03, 0.02])
+    assert window.open_path(path)
+    d = window.doc
+    assert d.display_name == "bar" and len(d.poses) >= 2
+    assert window.grasp_dock.pose_combo.count() == len(d.poses)
+    assert "%" in window.grasp_dock.pose_combo.itemText(0)
+    height0 = np.ptp(d.obj.vertices[:, 2])
+    last = len(d.poses) - 1  # the least probable pose stands the bar on a small face
+    window.grasp_dock.pose_combo.setCurrentIndex(last)
+    assert window.doc.pose_index == last
+    assert not math.isclose(np.ptp(window.doc.obj.vertices[:, 2]), height0)
+    window.undo_action.trigger()
+    assert window.doc.pose_index == 0 and window.grasp_dock.pose_combo.currentIndex() == 0
+    assert str(path.resolve()) in [a.toolTip() for a in window.recent_menu.actions()]
+
+
+def test_millimetre_mesh_is_offered_the_fix(window, dialogs, tmp_path):
+    path = _box_file(tmp_path / "part_mm.stl", [40, 20, 15])
+    dialogs.answers = [QMessageBox.StandardButton.Yes]
+    assert window.open_path(path)
+    assert dialogs.kinds() == ["question"] and "millimetres" in dialogs.calls[0][2]
+    assert window.doc.unit == "mm"
+    np.testing.assert_allclose(
+        sorted(np.ptp(window.doc.obj.vertices, axis=0)), [0.015, 0.02, 0.04], atol=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("junk.stl", b"this is not an stl file at all"),
+        ("open.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
+        ("bad.ipcgrasp.json", b'{"format": "ipcgrasp-session", "version": 1, "object": {}}'),
+        ("text.json", b"{not json"),
+    ],
+)
+def test_broken_file_gives_an_error_and_no_crash(window, dialogs, qtbot, tmp_path, name, content):
+    before = window.doc
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert not window.open_path(path)
+    assert dialogs.kinds() == ["critical"]
+    assert window.doc is before  # the previous object stays
+    qtbot.wait(50)  # the event loop still runs
+    assert window.isVisible()
+
+
+def test_missing_file_gives_an_error(window, dialogs, tmp_path):
+    assert not window.open_path(tmp_path / "nope.stl")
+    assert dialogs.kinds() == ["critical"] and "not found" in dialogs.calls[0][2]
+
+
+def test_drag_and_drop_opens_the_file(window, qtbot, tmp_path):
+    path = _box_file(tmp_path / "dropped.obj", [0.03, 0.02, 0.025])
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.doc.display_name == "dropped", timeout=10_000)
+
+
+def test_right_click_places_an_antipodal_grasp(window, qtbot):
+    vp = window.viewport
+    p = vp.plotter
+    # Look at the cube's +x face, below the default grasp's pads.
+    p.view_vector((1.0, 0.0, 0.0), viewup=(0.0, 0.0, 1.0))
+    p.reset_camera()
+    vp.render_now()
+    target = (0.015, 0.006, 0.006)
+    pos = _screen_pos(window, target)
+    old = window.doc.grasp
+    qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=pos)
+    qtbot.waitUntil(lambda: window.doc.grasp is not old, timeout=5_000)
+    g = window.doc.grasp
+    np.testing.assert_allclose(g.axis, [-1.0, 0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(g.center, [0.0, 0.006, 0.006], atol=1e-3)
+    # The numeric fields follow, and undo/redo restore the grasps.
+    assert window.grasp_dock.center[2].value() == pytest.approx(g.center[2] * 1e3, abs=0.01)
+    window.undo_action.trigger()
+    np.testing.assert_allclose(window.doc.grasp.center, old.center)
+    window.redo_action.trigger()
+    np.testing.assert_allclose(window.doc.grasp.center, g.center)
+
+
+def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
+    window.grasp_dock.center[2].setValue(100.0)  # 10 cm above the 3 cm cube: misses it
+    assert window.doc.grasp.center[2] == pytest.approx(0.1)
+    qtbot.waitUntil(lambda: window._grasp_valid is False, timeout=30_000)
+    assert "misses the object" in window._grasp_reason
+    assert "invalid" in window.grasp_dock.status_label.text()
+    vp = window.viewport
+    from app.scene_style import WARNING_COLOR
+
+    assert vp._pad_actors[0].prop.color.hex_rgb.lower() == WARNING_COLOR.lower()
+    # Simulating an invalid grasp is refused with the reason.
+    assert not window.start_simulation()
+    assert "misses" in window.errors[-1]
+    window.undo_action.trigger()
+    qtbot.waitUntil(lambda: window._grasp_valid is True, timeout=30_000)
+
+
+def test_gizmo_rotation_sets_the_approach_angle(window, qtbot):
+    window.grasp_dock.gizmo_button.setChecked(True)
+    assert window.viewport._gizmo is not None
+    pose = window.doc.grasp.pose()
+    c, s = math.cos(0.5), math.sin(0.5)
+    rot = np.eye(4)  # rotate about the closing axis (gripper x) through the centre
+    rot[:3, :3] = pose[:3, :3] @ np.array([[1, 0, 0], [0, c, -s], [0, s, c]]) @ pose[:3, :3].T
+    m = np.eye(4)
+    m[:3, 3] = pose[:3, 3]
+    back = np.eye(4)
+    back[:3, 3] = -pose[:3, 3]
+    window.viewport.gizmo_moved.emit(m @ rot @ back @ pose)
+    qtbot.waitUntil(lambda: abs(window.doc.grasp.approach_angle_rad - 0.5) < 1e-9, timeout=2_000)
+    assert window.grasp_dock.angle.value() == pytest.approx(math.degrees(0.5), abs=0.1)
+    window.grasp_dock.gizmo_button.setChecked(False)
+    assert window.viewport._gizmo is None
+
+
+def test_parameter_edits_validate_and_undo(window):
+    dock = window.param_dock
+    dock.e_spin.setValue(3e6)
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(3e6)
+    assert dock.e_slider.value() == round(10 * math.log10(3e6))
+    dock.mu_spin.setValue(0.8)
+    assert window.doc.params.mu == pytest.approx(0.8)
+    dock.stop_combo.setCurrentIndex(1)
+    assert window.doc.params.squeeze_force_n == pytest.approx(dock.force_spin.value())
+    assert not dock.psi_spin.isEnabled()
+    # Out-of-range values are refused with the reason and the field shows the valid value.
+    assert not window.edit_param("poisson_ratio", 0.7)
+    assert "poisson_ratio" in dock.message.text()
+    assert window.doc.params.poisson_ratio == pytest.approx(0.45)
+    assert not window.edit_param("density", -5.0)
+    window.undo_action.trigger()  # the stop mode
+    assert window.doc.params.squeeze_force_n is None
+    window.undo_action.trigger()  # mu
+    window.undo_action.trigger()  # E
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(1e8)
+    assert dock.e_spin.value() == pytest.approx(1e8)
+
+
+def test_changing_e_updates_the_predictions(window, qtbot):
+    first = window.analysis.latest_request
+    qtbot.waitUntil(lambda: window.predictions.status.text() != "updating…", timeout=120_000)
+    with qtbot.waitSignal(
+        window.predictions_shown, timeout=120_000, check_params_cb=lambda r: r > first
+    ):
+        window.param_dock.e_spin.setValue(2e7)
+    assert (
+        window.predictions.request == window.analysis.latest_request
+        or "not available" in window.predictions.status.text()
+    )
+    rows = [window.predictions.table.item(r, 0).text() for r in range(4)]
+    assert rows == ["Soft point", "REACH", "6DFC", "Exact area"]
+    status = [window.predictions.table.item(r, 1).text() for r in range(4)]
+    assert all(s in ("yes", "no", "not available") for s in status)
+
+
+def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
+    panel = window.predictions
+    qtbot.waitUntil(
+        lambda: panel.stage == "robust" or "not available" in panel.status.text(), timeout=120_000
+    )
+    if not panel.results:
+        pytest.skip(f"analytic models not available: {panel.status.text()}")
+    assert panel.table.item(3, 1).text() in ("yes", "no")
+    panel.table.selectRow(3)  # exact area contact: patches coloured by pressure
+    panel.contacts_box.setChecked(True)
+    assert len(window.viewport._contact_names) == len(panel.results["exact"].contacts) > 0
+    panel.contacts_box.setChecked(False)
+    assert window.viewport._contact_names == []

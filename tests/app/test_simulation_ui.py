@@ -1,0 +1,128 @@
+"""Simulate in worker processes: frames stream into the timeline, cancel, crash, playback."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+
+def _wait_done(qtbot, window, timeout=120_000):
+    qtbot.waitUntil(lambda: not window.sim.is_running(), timeout=timeout)
+
+
+def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert window.sim.is_running()
+    run = window.doc.run
+    rec = run.trials[0]
+    qtbot.waitUntil(lambda: len(rec.frames) >= 3, timeout=60_000)
+    # The scrubber follows the live frame while the run streams.
+    qtbot.waitUntil(lambda: window.timeline.slider.maximum() >= 2, timeout=10_000)
+    assert window.timeline.slider.value() == window.timeline.slider.maximum()
+    with qtbot.waitSignal(window.frame_displayed, timeout=10_000):
+        pass
+    _wait_done(qtbot, window)
+    assert rec.status == "done" and rec.result is not None
+    assert rec.result.success, rec.result.reason  # the example grasp lifts the cube
+    assert len(rec.frames) == rec.result.frames >= 20
+    assert window.timeline.slider.maximum() == len(rec.frames) - 1
+    assert window.runs_table.item(0, 2).text() == "success"
+    assert len(window.plots.series) == len(rec.frames)
+    assert [m[1] for m in window.timeline.series.markers()][-1] == "end"
+    # Keyboard navigation of the timeline.
+    window.viewport.plotter.setFocus()
+    with qtbot.waitSignal(
+        window.frame_displayed, timeout=5_000, check_params_cb=lambda t, i: i == 0
+    ):
+        qtbot.keyClick(window, Qt.Key.Key_Home)
+    assert window.timeline.index == 0
+    qtbot.keyClick(window, Qt.Key.Key_Right)
+    assert window.timeline.index == 1
+    qtbot.keyClick(window, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    assert window.timeline.index == 11
+    qtbot.keyClick(window, Qt.Key.Key_Left)
+    assert window.timeline.index == 10
+    qtbot.keyClick(window, Qt.Key.Key_End)
+    assert window.timeline.index == len(rec.frames) - 1
+    # Play from the start: the frame advances by itself.
+    qtbot.keyClick(window, Qt.Key.Key_Home)
+    window.timeline.speed_combo.setCurrentIndex(4)  # 1x
+    qtbot.keyClick(window, Qt.Key.Key_Space)
+    assert window.timeline.is_playing()
+    qtbot.waitUntil(lambda: window.timeline.index >= 5, timeout=5_000)
+    qtbot.keyClick(window, Qt.Key.Key_Space)
+    assert not window.timeline.is_playing()
+    # Colour modes redraw the frame.
+    window.color_combo.setCurrentIndex(2)
+    with qtbot.waitSignal(window.frame_displayed, timeout=5_000):
+        pass
+    assert window.viewport._pad_actors[0].mapper.scalar_visibility
+
+
+def test_escape_cancels_promptly_and_keeps_the_frames(window, qtbot):
+    window.edit_param("n_trials", 3)
+    assert window.start_simulation()
+    run = window.doc.run
+    qtbot.waitUntil(lambda: len(run.trials[0].frames) >= 2, timeout=60_000)
+    t0 = time.perf_counter()
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    _wait_done(qtbot, window, timeout=10_000)
+    assert time.perf_counter() - t0 < 5.0  # typically well under a second
+    statuses = [run.trials[k].status for k in sorted(run.trials)]
+    assert statuses == ["cancelled"] * 3
+    assert len(run.trials[0].frames) >= 2  # kept
+    assert run.trials[0].result.reason == "cancelled"
+    assert window.simulate_action.isEnabled() and not window.cancel_action.isEnabled()
+
+
+def test_several_trials_fill_the_runs_table(window, qtbot):
+    window.edit_param("n_trials", 2)
+    assert window.start_simulation(max_frames=4)
+    _wait_done(qtbot, window)
+    run = window.doc.run
+    assert window.runs_table.rowCount() == 2
+    assert [run.trials[k].status for k in (0, 1)] == ["done", "done"]
+    assert run.trials[0].result.perturbation != run.trials[1].result.perturbation
+    window.runs_table.selectRow(1)
+    assert window._trial == 1
+    assert len(window.timeline.series) == len(run.trials[1].frames) == 4
+
+
+def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
+    old_pids = set(window.sim.worker_pids)
+    assert window.start_simulation(crash_after=2)
+    _wait_done(qtbot, window, timeout=60_000)
+    rec = window.doc.run.trials[0]
+    assert rec.status == "failed"
+    assert rec.result.reason == "worker crashed" and "exit code 3" in rec.result.error
+    assert len(rec.frames) == 2  # the frames before the crash are kept
+    assert "worker crashed" in window.runs_table.item(0, 3).text()
+    # A replacement worker takes the next run.
+    assert set(window.sim.worker_pids) != old_pids
+    qtbot.waitUntil(lambda: window.sim.ready_count > 0, timeout=120_000)
+    assert window.start_simulation(max_frames=2)
+    _wait_done(qtbot, window)
+    assert window.doc.run.trials[0].status == "done"
+
+
+@pytest.mark.parametrize("answer", ["cancel", "discard"])
+def test_closing_with_unsaved_results_asks(window, qtbot, dialogs, answer):
+    from PySide6.QtWidgets import QMessageBox
+
+    assert window.start_simulation(max_frames=2)
+    _wait_done(qtbot, window)
+    assert window.doc.dirty
+    sb = QMessageBox.StandardButton
+    dialogs.answers = [sb.Cancel if answer == "cancel" else sb.Discard]
+    assert window._confirm_discard("quit") is (answer == "discard")
+    assert dialogs.kinds() == ["question"] and "not saved" in dialogs.calls[0][2]
+
+
+def test_closing_with_running_trials_asks(window, qtbot, dialogs):
+    assert window.start_simulation()
+    dialogs.answers = []  # default answer: No
+    assert not window._confirm_discard("quit")
+    assert "running" in dialogs.calls[0][2]
+    assert window.sim.is_running()
