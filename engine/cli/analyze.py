@@ -7,14 +7,12 @@ import json
 import math
 import sys
 
-from engine import __version__
 from engine.analytic.params import ANALYTIC_PADS, SIXDLS_VARIANTS, TORSION_MODELS, AnalyticParams
 from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import IpcGraspError, ParameterError
-from engine.grasp.grasp import Grasp
-from engine.io.results_csv import open_results_writer
+from engine.io.results_csv import context_columns, open_results_writer
 from engine.scene.resting import RestingObject
 
 RESULT_COLUMNS = (
@@ -108,36 +106,15 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print_table(results, obj, params)
     if args.out:
-        context = _context(mesh.source, mesh.sha256, args, grasp, params)
+        context = context_columns(
+            mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed
+        )
         f, writer = open_results_writer(args.out, [*context, *RESULT_COLUMNS])
         with f:
             for r in results:
                 data = r.as_json()
                 writer.writerow({**context, **{k: _csv(data.get(k)) for k in RESULT_COLUMNS}})
     return 0
-
-
-def _context(
-    source: str, sha256: str | None, args: argparse.Namespace, grasp: Grasp, params: AnalyticParams
-) -> dict[str, object]:
-    """The inputs that produced a row, so a CSV alone reproduces its results."""
-    g = grasp.to_dict()
-    row: dict[str, object] = {
-        "ipcgrasp_version": __version__,
-        "object": source,
-        "object_sha256": sha256 or "",
-        "stable_pose": args.stable_pose,
-        "grasp_center_x": g["center"][0],
-        "grasp_center_y": g["center"][1],
-        "grasp_center_z": g["center"][2],
-        "grasp_axis_x": g["axis"][0],
-        "grasp_axis_y": g["axis"][1],
-        "grasp_axis_z": g["axis"][2],
-        "approach_angle": g["approach_angle_rad"],
-        "seed": args.seed,
-    }
-    row.update({f"param_{k}": v for k, v in params.to_dict().items()})
-    return row
 
 
 def _csv(value: object) -> object:

@@ -6,12 +6,16 @@ import csv
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.errors import ParameterError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+
+if TYPE_CHECKING:
+    from engine.analytic.params import AnalyticParams
 
 OUTCOME_COLUMNS = (
     "trial",
@@ -45,10 +49,11 @@ def context_columns(
     object_sha256: str | None,
     stable_pose: int,
     grasp: Grasp,
-    params: SimulationParams,
+    params: SimulationParams | AnalyticParams,
     seed: int,
 ) -> dict[str, object]:
-    """The inputs that produced a row, so a CSV alone reproduces its results."""
+    """The inputs that produced a row (simulator or analytic parameters), so a CSV alone
+    reproduces its results."""
     g = grasp.to_dict()
     row: dict[str, object] = {
         "ipcgrasp_version": __version__,

@@ -103,8 +103,27 @@ def rest_object(
             f"poses (0 to {len(poses) - 1}, most probable first)"
         )
     pose = poses[int(stable_pose)]
+    return _place(
+        mesh,
+        np.asarray(pose.transform, dtype=np.float64),
+        mass_kg,
+        density_kg_m3,
+        stable_pose_index=int(stable_pose),
+        stable_pose_probability=pose.probability,
+    )
 
-    posed = trimesh.transform_points(np.asarray(mesh.vertices), pose.transform)
+
+def _place(
+    mesh: ObjectMesh,
+    transform: np.ndarray,
+    mass_kg: float | None,
+    density_kg_m3: float | None,
+    stable_pose_index: int,
+    stable_pose_probability: float,
+) -> RestingObject:
+    """Apply `transform` (4x4, mesh -> world), then put the lowest vertex at z = 0 and the
+    centre of mass on the z axis; mass properties from the mass or density given."""
+    posed = trimesh.transform_points(np.asarray(mesh.vertices), transform)
     faces = np.asarray(mesh.faces, dtype=np.int64)
     # Uniform density: the centre of mass does not depend on the density value.
     com = trimesh.triangles.mass_properties(posed[faces], density=1.0).center_mass
@@ -139,10 +158,10 @@ def rest_object(
         volume_m3=volume,
         center_of_mass=_frozen(center),
         second_moment=_frozen(0.5 * (second_moment + second_moment.T)),
-        stable_pose_index=int(stable_pose),
-        stable_pose_probability=pose.probability,
+        stable_pose_index=stable_pose_index,
+        stable_pose_probability=stable_pose_probability,
         mesh=mesh,
-        pose_transform=_frozen(recenter @ pose.transform),
+        pose_transform=_frozen(recenter @ transform),
     )
 
 
@@ -211,41 +230,6 @@ def rest_object_from_rotation(
     rot = _nearest_rotation(rotation)
     if snap_to_support_deg > 0:
         rot = _snap_to_support(np.asarray(mesh.vertices) @ rot.T, snap_to_support_deg) @ rot
-    faces = np.asarray(mesh.faces, dtype=np.int64)
-    posed = np.asarray(mesh.vertices) @ rot.T
-    com = trimesh.triangles.mass_properties(posed[faces], density=1.0).center_mass
-    translation = np.array([-com[0], -com[1], -posed[:, 2].min()])
-    vertices = posed + translation
-
-    volume = float(trimesh.triangles.mass_properties(vertices[faces], density=1.0).volume)
-    if mass_kg is not None:
-        mass = float(mass_kg)
-    elif density_kg_m3 is not None:
-        mass = float(density_kg_m3) * volume
-    elif mesh.source == "builtin:cube":
-        mass = BUILTIN_CUBE_MASS_KG
-    else:
-        mass = DEFAULT_DENSITY_KG_M3 * volume
-    density = float(density_kg_m3) if density_kg_m3 is not None else mass / volume
-    props = trimesh.triangles.mass_properties(vertices[faces], density=density)
-    inertia = np.asarray(props.inertia)
-    second_moment = 0.5 * np.trace(inertia) * np.eye(3) - inertia
-    center = np.array(props.center_mass, dtype=np.float64)
-    center[:2] = 0.0
-
     transform = np.eye(4)
     transform[:3, :3] = rot
-    transform[:3, 3] = translation
-    return RestingObject(
-        vertices=_frozen(vertices),
-        faces=_frozen(faces, np.int64),
-        mass_kg=mass,
-        density_kg_m3=density,
-        volume_m3=volume,
-        center_of_mass=_frozen(center),
-        second_moment=_frozen(0.5 * (second_moment + second_moment.T)),
-        stable_pose_index=-1,
-        stable_pose_probability=math.nan,
-        mesh=mesh,
-        pose_transform=_frozen(transform),
-    )
+    return _place(mesh, transform, mass_kg, density_kg_m3, -1, math.nan)
