@@ -8,7 +8,6 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -18,20 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets.unit_spinbox import unit_spinbox
 from engine.grasp.grasp import Grasp
-
-
-def _spin(
-    lo: float, hi: float, decimals: int, suffix: str, tip: str, step: float
-) -> QDoubleSpinBox:
-    s = QDoubleSpinBox()
-    s.setRange(lo, hi)
-    s.setDecimals(decimals)
-    s.setSuffix(suffix)
-    s.setSingleStep(step)
-    s.setToolTip(tip)
-    s.setKeyboardTracking(False)
-    return s
 
 
 class GraspDock(QWidget):
@@ -64,24 +51,24 @@ class GraspDock(QWidget):
         grasp = QGroupBox("Grasp (resting frame)")
         form = QFormLayout(grasp)
         tip_c = "Jaw centre: midpoint between the two jaw contact faces, in mm (z up, origin at the centre of mass on the ground)."
-        self.center = [_spin(-1000, 1000, 2, " mm", tip_c, 0.5) for _ in range(3)]
+        self.center = [unit_spinbox(-1000, 1000, 0.5, 2, " mm", tip_c) for _ in range(3)]
         row = QHBoxLayout()
         for s in self.center:
             row.addWidget(s)
         form.addRow("Centre", row)
         tip_a = "Closing axis (any length; normalised): jaw 0 moves along +axis."
-        self.axis = [_spin(-1.0, 1.0, 3, "", tip_a, 0.05) for _ in range(3)]
+        self.axis = [unit_spinbox(-1.0, 1.0, 0.05, 3, "", tip_a) for _ in range(3)]
         row = QHBoxLayout()
         for s in self.axis:
             row.addWidget(s)
         form.addRow("Axis", row)
-        self.angle = _spin(
+        self.angle = unit_spinbox(
             -180.0,
             180.0,
+            5.0,
             1,
             "°",
             "Approach angle about the closing axis; 0 approaches from as straight above as the axis allows.",
-            5.0,
         )
         self.angle.setWrapping(True)
         form.addRow("Approach", self.angle)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.widgets.sci_spinbox import SciSpinBox
+from app.widgets.unit_spinbox import unit_spinbox
 from engine.grasp.params import SimulationParams
 from engine.gripper.pad_geometry import PAD_PRESETS
 
@@ -42,19 +43,6 @@ _ADVANCED = (
     ("lift_height_m", "Lift height", " mm", 1e-3, 0.5, 100.0, 1.0, 1,
      "How high the object's lowest point must rise for success (the paper: 20 mm)."),
 )  # fmt: skip
-
-
-def _spin(
-    lo: float, hi: float, step: float, decimals: int, suffix: str, tip: str
-) -> QDoubleSpinBox:
-    s = QDoubleSpinBox()
-    s.setRange(lo, hi)
-    s.setSingleStep(step)
-    s.setDecimals(decimals)
-    s.setSuffix(suffix)
-    s.setToolTip(tip)
-    s.setKeyboardTracking(False)
-    return s
 
 
 class ParamDock(QWidget):
@@ -83,7 +71,7 @@ class ParamDock(QWidget):
         row.addWidget(self.e_spin, 2)
         row.addWidget(self.e_slider, 3)
         form.addRow("E", row)
-        self.mu_spin = _spin(
+        self.mu_spin = unit_spinbox(
             0.0,
             2.0,
             0.05,
@@ -110,12 +98,12 @@ class ParamDock(QWidget):
             "cube at E = 1e8 Pa; Ψ grows with the square of the force (see README)."
         )
         form.addRow("Ψ_th", self.psi_spin)
-        self.force_spin = _spin(
+        self.force_spin = unit_spinbox(
             0.001, 100.0, 0.1, 3, " N", "Closing force per pad (N) that ends the squeeze."
         )
         self.force_spin.setValue(0.5)
         form.addRow("Closing force", self.force_spin)
-        self.analytic_force_spin = _spin(
+        self.analytic_force_spin = unit_spinbox(
             0.001, 100.0, 0.1, 3, " N",
             "Grip force per jaw assumed by the analytic models when the squeeze stops on Ψ_th "
             "(with a force stop they use that force).",
@@ -131,7 +119,7 @@ class ParamDock(QWidget):
             "Pad outline: the YuMi D-shaped 'rounded' pad or a 27.5 x 20 mm rectangle, 3 mm thick."
         )
         form.addRow("Preset", self.pad_combo)
-        self.edge_spin = _spin(
+        self.edge_spin = unit_spinbox(
             1.0,
             6.0,
             0.5,
@@ -172,16 +160,16 @@ class ParamDock(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         self.advanced: dict[str, tuple[QDoubleSpinBox, float]] = {}
         for name, label, unit, scale, lo, hi, step, dec, tip in _ADVANCED:
-            s = _spin(lo, hi, step, dec, unit, tip)
+            s = unit_spinbox(lo, hi, step, dec, unit, tip)
             self.advanced[name] = (s, scale)
             form.addRow(label, s)
             s.valueChanged.connect(lambda v, n=name, k=scale: self._emit(n, v * k))
-        self.density_spin = _spin(
+        self.density_spin = unit_spinbox(
             1.0, 25000.0, 10.0, 1, " kg/m³", "Object density (uniform); sets its mass and inertia."
         )
         form.addRow("Object density", self.density_spin)
         self.mu_ground_same = QCheckBox("same as μ")
-        self.mu_ground_spin = _spin(
+        self.mu_ground_spin = unit_spinbox(
             0.0, 2.0, 0.05, 3, "", "Friction coefficient between the object and the ground."
         )
         row = QHBoxLayout()
