@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 
 from engine.analytic.params import ANALYTIC_PADS, SIXDLS_VARIANTS, TORSION_MODELS, AnalyticParams
 from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.io.results_csv import context_columns, open_results_writer
 from engine.scene.resting import RestingObject
 
@@ -70,14 +69,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except IpcGraspError as exc:
-        print(f"ipcgrasp analyze: error: {exc}", file=sys.stderr)
-        return 2
-
-
 def _params(args: argparse.Namespace) -> AnalyticParams:
     return AnalyticParams(
         mu=args.mu,
@@ -92,7 +83,7 @@ def _params(args: argparse.Namespace) -> AnalyticParams:
     ).validate()
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     params = _params(args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:

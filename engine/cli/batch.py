@@ -11,7 +11,7 @@ from engine.batch.progress import Progress, format_duration
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.runner import BatchSummary, pending_tasks, run_batch
 from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 
 
@@ -226,14 +226,10 @@ def _report_resume(
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        models = parse_models(args.models)
-        params = params_from_args(args, args.youngs_modulus, args.mu)
-        config = config_from_args(args, models, params)
-        table = load_table(args)
-        tasks = make_tasks(table, config)
-        summary = execute(args, table, tasks, args.out, "ipcgrasp batch")
-    except IpcGraspError as exc:
-        print(f"ipcgrasp batch: error: {exc}", file=sys.stderr)
-        return 2
+    models = parse_models(args.models)
+    params = params_from_args(args, args.youngs_modulus, args.mu)
+    config = config_from_args(args, models, params)
+    table = load_table(args)
+    tasks = make_tasks(table, config)
+    summary = execute(args, table, tasks, args.out, "ipcgrasp batch")
     return 130 if summary.interrupted else 0

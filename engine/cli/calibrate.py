@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.errors import IpcGraspError
 from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
 from engine.gripper.pad_geometry import pad_outline
@@ -40,16 +38,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        obj, _ = object_from_args(args)
-        params = SimulationParams(
-            youngs_modulus_pa=args.youngs_modulus, mu=args.mu, pad=args.pad
-        ).validate()
-        grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
-        points = psi_for_forces(obj, grasp, params, args.forces)
-    except IpcGraspError as exc:
-        print(f"ipcgrasp calibrate-psi: error: {exc}", file=sys.stderr)
-        return 2
+    obj, _ = object_from_args(args)
+    params = SimulationParams(
+        youngs_modulus_pa=args.youngs_modulus, mu=args.mu, pad=args.pad
+    ).validate()
+    grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
+    points = psi_for_forces(obj, grasp, params, args.forces)
     print("| force N | grip 1 N | grip 2 N | Psi1 J | Psi2 J |")
     print("|---|---|---|---|---|")
     for pt in points:

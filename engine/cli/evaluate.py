@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from engine.batch.results_store import read_results
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.evaluation.labels import (
     ModelPredictions,
     PhysicalLabel,
@@ -106,78 +106,74 @@ def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) ->
 
 def run(args: argparse.Namespace) -> int:
     prog = "ipcgrasp evaluate"
-    try:
-        labels = load_labels(args.labels)
-        rows = read_results(args.results)
-        if args.models:
-            wanted = {m.strip() for m in args.models.split(",") if m.strip()}
-            rows = [r for r in rows if r.get("model") in wanted]
-        if not rows:
-            raise ParameterError(
-                f"no result rows in {', '.join(args.results)}"
-                + (f" for models {args.models}" if args.models else "")
-            )
-        predictions = predictions_from_rows(rows)
-        scored = evaluate(predictions, labels, args.paper_rounding, args.common_grasps)
-        for name, pred, _, common in scored:
-            missing = sorted(set(labels) - set(common))
-            unlabeled = sorted(set(pred.robustness) - set(labels))
-            if unlabeled:
-                print(
-                    f"{prog}: warning: {name}: {len(unlabeled)} grasps have no physical label "
-                    f"(e.g. {unlabeled[0]!r}); ignored",
-                    file=sys.stderr,
-                )
-            if missing and common:
-                print(
-                    f"{prog}: note: {name}: scored on {len(common)} of {len(labels)} labelled "
-                    "grasps (the others have no result rows yet)",
-                    file=sys.stderr,
-                )
-            if pred.failed_grasps:
-                print(
-                    f"{prog}: warning: {name}: {len(pred.failed_grasps)} grasps have only error "
-                    f"rows and count as predicted 0 (e.g. {pred.failed_grasps[0]!r})",
-                    file=sys.stderr,
-                )
-        print(table(scored), end="")
-        print(
-            f"\n{METHOD}"
-            + (" AP and AR rounded to 2 decimals before F1." if args.paper_rounding else "")
+    labels = load_labels(args.labels)
+    rows = read_results(args.results)
+    if args.models:
+        wanted = {m.strip() for m in args.models.split(",") if m.strip()}
+        rows = [r for r in rows if r.get("model") in wanted]
+    if not rows:
+        raise ParameterError(
+            f"no result rows in {', '.join(args.results)}"
+            + (f" for models {args.models}" if args.models else "")
         )
-        if args.plot:
-            from engine.evaluation.plots import pr_plot
+    predictions = predictions_from_rows(rows)
+    scored = evaluate(predictions, labels, args.paper_rounding, args.common_grasps)
+    for name, pred, _, common in scored:
+        missing = sorted(set(labels) - set(common))
+        unlabeled = sorted(set(pred.robustness) - set(labels))
+        if unlabeled:
+            print(
+                f"{prog}: warning: {name}: {len(unlabeled)} grasps have no physical label "
+                f"(e.g. {unlabeled[0]!r}); ignored",
+                file=sys.stderr,
+            )
+        if missing and common:
+            print(
+                f"{prog}: note: {name}: scored on {len(common)} of {len(labels)} labelled "
+                "grasps (the others have no result rows yet)",
+                file=sys.stderr,
+            )
+        if pred.failed_grasps:
+            print(
+                f"{prog}: warning: {name}: {len(pred.failed_grasps)} grasps have only error "
+                f"rows and count as predicted 0 (e.g. {pred.failed_grasps[0]!r})",
+                file=sys.stderr,
+            )
+    print(table(scored), end="")
+    print(
+        f"\n{METHOD}"
+        + (" AP and AR rounded to 2 decimals before F1." if args.paper_rounding else "")
+    )
+    if args.plot:
+        from engine.evaluation.plots import pr_plot
 
-            curves = [
-                (
-                    name,
-                    [pred.robustness[g] for g in common],
-                    [labels[g].robustness for g in common],
-                    f"AP {s.ap:.2f} AR {s.ar:.2f} F1 {s.f1:.2f}",
-                )
-                for name, pred, s, common in scored
-                if s is not None
-            ]
-            pr_plot(curves, args.plot)
-            print(f"precision-recall plot -> {args.plot}")
-        if args.json_out:
-            data = [
-                {
-                    "model": pred.model,
-                    "name": name,
-                    "config": pred.config,
-                    "settings": pred.settings,
-                    "scores": s.as_json() if s else None,
-                    "robustness": {g: pred.robustness[g] for g in common},
-                    "physical": {g: labels[g].robustness for g in common},
-                }
-                for name, pred, s, common in scored
-            ]
-            try:
-                Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
-            except OSError as exc:
-                raise ParameterError(f"cannot write {args.json_out}: {exc.strerror}") from exc
-    except IpcGraspError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+        curves = [
+            (
+                name,
+                [pred.robustness[g] for g in common],
+                [labels[g].robustness for g in common],
+                f"AP {s.ap:.2f} AR {s.ar:.2f} F1 {s.f1:.2f}",
+            )
+            for name, pred, s, common in scored
+            if s is not None
+        ]
+        pr_plot(curves, args.plot)
+        print(f"precision-recall plot -> {args.plot}")
+    if args.json_out:
+        data = [
+            {
+                "model": pred.model,
+                "name": name,
+                "config": pred.config,
+                "settings": pred.settings,
+                "scores": s.as_json() if s else None,
+                "robustness": {g: pred.robustness[g] for g in common},
+                "physical": {g: labels[g].robustness for g in common},
+            }
+            for name, pred, s, common in scored
+        ]
+        try:
+            Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
+        except OSError as exc:
+            raise ParameterError(f"cannot write {args.json_out}: {exc.strerror}") from exc
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from engine.cli.batch import (
     load_table,
     params_from_args,
 )
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.evaluation.grid import grid_cells, markdown_table, values
 from engine.evaluation.labels import load_labels, predictions_from_rows
 
@@ -73,36 +72,30 @@ def parse_list(text: str, option: str) -> list[float]:
 
 def run(args: argparse.Namespace) -> int:
     prog = "ipcgrasp grid"
-    try:
-        e_values = parse_list(args.e_values, "--E")
-        mu_values = parse_list(args.mu_values, "--mu")
-        labels = load_labels(args.labels)
-        out = Path(args.out).expanduser()
-        if out.exists() and not out.is_dir():
-            raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
-        table = load_table(args)
-        params = params_from_args(args, e_values[0], mu_values[0])
-        config = config_from_args(args, (IPC,), params)
-        cell_tasks: dict[tuple[float, float], list[Task]] = {}
-        for e in e_values:
-            for mu in mu_values:
-                cell_tasks[(e, mu)] = make_tasks(
-                    table, config, overrides={"youngs_modulus_pa": e, "mu": mu}
-                )
-        results = out / "results.csv"
-        interrupted = False
-        if not args.evaluate_only:
-            tasks = [t for ts in cell_tasks.values() for t in ts]
-            summary = execute(args, table, tasks, str(results), prog)
-            interrupted = summary.interrupted
-        if not results.is_file():
-            raise ParameterError(
-                f"{results} does not exist yet: run the grid without --evaluate-only"
+    e_values = parse_list(args.e_values, "--E")
+    mu_values = parse_list(args.mu_values, "--mu")
+    labels = load_labels(args.labels)
+    out = Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
+    table = load_table(args)
+    params = params_from_args(args, e_values[0], mu_values[0])
+    config = config_from_args(args, (IPC,), params)
+    cell_tasks: dict[tuple[float, float], list[Task]] = {}
+    for e in e_values:
+        for mu in mu_values:
+            cell_tasks[(e, mu)] = make_tasks(
+                table, config, overrides={"youngs_modulus_pa": e, "mu": mu}
             )
-        write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding)
-    except IpcGraspError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+    results = out / "results.csv"
+    interrupted = False
+    if not args.evaluate_only:
+        tasks = [t for ts in cell_tasks.values() for t in ts]
+        summary = execute(args, table, tasks, str(results), prog)
+        interrupted = summary.interrupted
+    if not results.is_file():
+        raise ParameterError(f"{results} does not exist yet: run the grid without --evaluate-only")
+    write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding)
     return 130 if interrupted else 0
 
 

@@ -7,6 +7,7 @@ import sys
 
 from engine import __version__
 from engine.cli import analyze, batch, calibrate, evaluate, grid, simulate
+from engine.errors import IpcGraspError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    return int(args.run(args))
+    try:
+        return int(args.run(args))
+    except IpcGraspError as exc:
+        # Bad input or a failed computation: the message says what to change.
+        print(f"ipcgrasp {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

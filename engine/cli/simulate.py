@@ -8,7 +8,7 @@ import math
 import sys
 
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import build_pad
@@ -114,14 +114,6 @@ def _params(args: argparse.Namespace) -> SimulationParams:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except IpcGraspError as exc:
-        print(f"ipcgrasp simulate: error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _run(args: argparse.Namespace) -> int:
     params = _params(args)
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
