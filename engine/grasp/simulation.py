@@ -130,11 +130,6 @@ class GraspSimulation:
             close_dir[blk.dof] = np.tile(n, len(blk.mesh.vertices))
             lift_dir[blk.dof] = np.tile([0.0, 0.0, 1.0], len(blk.mesh.vertices))
         self._close_dir, self._lift_dir = close_dir, lift_dir
-        # The same surfaces without the ground: distances between bodies only.
-        self._approach_mesh = ipctk.CollisionMesh(
-            s.collision_vertices(s.u_initial), s.collision_edges, s.collision_faces
-        )
-        self._approach_mesh.can_collide = s.body_filter
         self.result = TrialResult(trial=trial, success=False, reason="not run")
         self.result.perturbation = dict(perturbation or {})
         self._state = _State(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
@@ -151,24 +146,25 @@ class GraspSimulation:
                 f"{self.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
                 "centre is off the object; move the grasp or choose another closing axis"
             )
-        c = ipctk.NormalCollisions()
-        c.build(s.collision_mesh, x, clearance_m, 0.0, _BROAD_PHASE)
-        try:
-            for col in c:
-                if isinstance(col, ipctk.PlaneVertexNormalCollision):
-                    continue
-                ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
-                owners = {int(s.collision_owner[i]) for i in ids}
-                if len(owners) > 1:
-                    raise GraspError(
-                        "the open jaws touch the object before closing (closer than "
-                        f"{clearance_m * 1e3:.2f} mm); move the grasp so the open jaws "
-                        "are clear of the object"
-                    )
-        finally:
-            # ipctk's collision views point into `c`: dropping one after `c` (the order in
-            # which a frame clears its locals) reads freed memory and can segfault.
-            col = None
+        pairs = [(0, OBJECT_OWNER), (1, OBJECT_OWNER), (0, 1)]
+        if self._closest_gap(x, pairs, clearance_m) < clearance_m:
+            raise GraspError(
+                "the open jaws touch the object before closing (closer than "
+                f"{clearance_m * 1e3:.2f} mm); move the grasp so the open jaws "
+                "are clear of the object"
+            )
+
+    def _closest_gap(self, x: np.ndarray, pairs: list[tuple[int, int]], radius: float) -> float:
+        """Smallest distance (m) between the bodies of any pair, or inf if none is within radius."""
+        s = self.system
+        gap = math.inf
+        for a, b in pairs:
+            mesh, rows = s.pair_mesh(a, b)
+            c = ipctk.NormalCollisions()
+            c.build(mesh, x[rows], radius, 0.0, _BROAD_PHASE)
+            if len(c):
+                gap = min(gap, math.sqrt(c.compute_minimum_distance(mesh, x[rows])))
+        return gap
 
     def _pad_inside_object(self, x: np.ndarray) -> bool:
         """A pad wholly inside the object crosses no surface, so test containment too."""
@@ -458,18 +454,12 @@ class GraspSimulation:
         Used until both pads touch, so one step never jumps from free flight deep into the
         barrier (and CCD never has to resolve a face-on impact, which is slow in ipctk).
         """
-        s, dhat = self.system, self.params.dhat_m
-        x = s.collision_vertices(self._state.u)
-        c = ipctk.NormalCollisions()
-        c.build(self._approach_mesh, x, delta + dhat, 0.0, _BROAD_PHASE)
-        limit = delta
-        for col in c:
-            ids = [i for i in col.vertex_ids(s.collision_edges, s.collision_faces) if i >= 0]
-            owners = {int(s.collision_owner[i]) for i in ids}
-            if len(owners) > 1 and not any(touching[k] for k in owners if k != OBJECT_OWNER):
-                gap = math.sqrt(col.compute_distance(x, s.collision_edges, s.collision_faces))
-                limit = min(limit, gap - 0.9 * dhat)
-        col = None  # must not outlive `c` (see _check_open_jaws_clear_object)
+        dhat = self.params.dhat_m
+        pairs = [(k, OBJECT_OWNER) for k in (0, 1) if not touching[k]]
+        if not any(touching):
+            pairs.append((0, 1))  # jaws closing on nothing must not jump into each other
+        x = self.system.collision_vertices(self._state.u)
+        limit = min(delta, self._closest_gap(x, pairs, delta + dhat) - 0.9 * dhat)
         if any(touching):
             limit *= 0.5  # the pushing pad carries the object towards the other pad too
         return limit
