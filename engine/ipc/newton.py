@@ -111,10 +111,11 @@ def newton_solve(
     )
     evaluations = 0
     for it in range(1, max_iterations + 1):
-        g, h = potential.free_gradient_hessian(u, collisions, project_contact=False)
+        g_int, h_int = potential.internal_gradient_hessian_free(u)
+        g, h = potential.with_contact(u, collisions, g_int, h_int, project_contact=False)
         factor = factor_spd(h, expect_failure=True)
         if factor is None:  # the unprojected contact Hessian made it indefinite: project
-            g, h = potential.free_gradient_hessian(u, collisions, project_contact=True)
+            g, h = potential.with_contact(u, collisions, g_int, h_int, project_contact=True)
             factor = factor_spd(h)
         if factor is None:
             raise SolverError(

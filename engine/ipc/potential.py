@@ -194,15 +194,8 @@ class IncrementalPotential:
             h = hf if h is None else h + hf
         return g, h
 
-    def free_gradient_hessian(
-        self, u: np.ndarray, collisions: ipctk.NormalCollisions, project_contact: bool = True
-    ) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Gradient and Hessian restricted to the free DOFs.
-
-        Elastic and orthogonality blocks are always PSD-projected; the contact blocks only when
-        `project_contact` (the unprojected sum is usually still positive definite thanks to the
-        mass term, and skipping ipctk's per-pair eigen-projection saves most of its cost).
-        """
+    def internal_gradient_hessian_free(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Full-DOF gradient and free-DOF PSD Hessian of inertia, gravity, pads and object."""
         s = self.system
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
@@ -212,10 +205,27 @@ class IncrementalPotential:
             pad_data.append(blk.assembler.assemble(he).data)
         _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
         g[s.obj_dof] += go
-        h = self.layout.matrix(pad_data, ho)
+        return g, self.layout.matrix(pad_data, ho)
+
+    def with_contact(
+        self,
+        u: np.ndarray,
+        collisions: ipctk.NormalCollisions,
+        g_internal: np.ndarray,
+        h_internal: sp.csr_matrix,
+        project_contact: bool,
+    ) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Add barrier and friction to the internal terms, on the free DOFs.
+
+        The contact blocks are PSD-projected only when `project_contact` (the unprojected sum
+        is usually still positive definite thanks to the mass term, and skipping ipctk's
+        per-pair eigen-projection saves most of its cost).
+        """
+        s = self.system
         g_c, h_c = self.contact_gradient_hessian(u, collisions, project_contact)
         jf = s.jacobian_free
-        g = g[s.free] + jf.T @ g_c
+        g = g_internal[s.free] + jf.T @ g_c
+        h = h_internal
         if h_c is not None:
             h = h + (jf.T @ (h_c @ jf))
         return g, h.tocsr()
