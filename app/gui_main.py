@@ -81,6 +81,16 @@ def gui_main(argv: list[str]) -> int:
     app.setDesktopFileName("ipcgrasp")
 
     from app.main_window import MainWindow
+    from app.qt_binding_check import binding_problem
+
+    problem = binding_problem()
+    if problem:
+        print(f"ipcgrasp gui: error: {problem}", file=sys.stderr)
+        if not args.smoke_test:
+            from PySide6.QtWidgets import QMessageBox
+
+            QMessageBox.critical(None, "ipcgrasp: broken Qt binding", problem)
+        return 2
 
     if args.smoke_test:
         from app.smoke_test import run_smoke_test

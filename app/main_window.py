@@ -957,9 +957,14 @@ class MainWindow(QMainWindow):
                 self._mode = "play"
 
     def _display_tick(self) -> None:
-        """Refresh the streamed-run widgets and draw the timeline's frame if it changed (at
-        most ~30 Hz; the newest frame wins)."""
+        """The window's one display clock (~30 Hz): refresh the streamed-run widgets, put the
+        timeline's frame in the view if it changed (the newest frame wins) and render the view,
+        all in one event-loop pass so Qt composes the window once per tick."""
         self._flush_stream()
+        self._show_timeline_frame()
+        self.viewport.render_if_dirty()
+
+    def _show_timeline_frame(self) -> None:
         d = self.doc
         if self._mode != "play" or d is None or d.run is None or self._shapes is None:
             return

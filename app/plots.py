@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.trial_series import TrialSeries
@@ -155,22 +155,24 @@ class TimePlots(QWidget):
         for index, _label in s.markers():
             x = self._x(t[index])
             p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+        lo_t, hi_t = self._time_range()
+        xs = _MARGIN_L + (t - lo_t) / (hi_t - lo_t) * (self.width() - _MARGIN_L - _MARGIN_R)
         for j, y in enumerate(ys):
-            path = QPainterPath()
-            started = False
-            for ti, yi in zip(t, y, strict=True):
-                if not math.isfinite(yi):
-                    started = False
-                    continue
-                pt = QPointF(self._x(ti), y_of(yi))
-                if started:
-                    path.lineTo(pt)
-                else:
-                    path.moveTo(pt)
-                    started = True
+            py = rect.bottom() - (np.clip(y, lo, hi) - lo) / (hi - lo) * rect.height()
             color = PAD_COLORS[j] if len(ys) > 1 else "#2c3e50"
             p.setPen(QPen(QColor(color), 1.6))
-            p.drawPath(path)
+            # One polyline per finite run (a NaN breaks the curve).
+            finite = np.isfinite(y)
+            edges = np.flatnonzero(np.diff(np.r_[0, finite.astype(np.int8), 0]))
+            for a, b in zip(edges[::2], edges[1::2], strict=True):
+                p.drawPolyline(
+                    QPolygonF(
+                        [
+                            QPointF(u, v)
+                            for u, v in zip(xs[a:b].tolist(), py[a:b].tolist(), strict=True)
+                        ]
+                    )
+                )
         if len(ys) > 1:
             for j, name in enumerate(("pad 1", "pad 2")):
                 p.setPen(QColor(PAD_COLORS[j]))

@@ -15,7 +15,7 @@ from typing import Any
 from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
 
 
-def lower_priority(increment: int = 5) -> None:
+def lower_priority(increment: int = 19) -> None:
     """Let the GUI process win the CPU when both want it (the solver only gets slower)."""
     try:
         os.nice(increment)

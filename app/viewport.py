@@ -1,16 +1,19 @@
 """The 3D view: object, ground, gripper (pads + backing plates), picking, gizmo, contacts.
 
 Threading rule (pyvistaqt invariant): only the GUI thread touches pyvista/VTK objects; workers
-send numpy arrays. Rendering is throttled: changes mark the view dirty and a 30 Hz timer renders
-once, so a burst of streamed frames costs one render (rendering each frame froze the GUI for
-over a second in measurements, see shared/notes/gui.md).
+send numpy arrays. Rendering is throttled: changes mark the view dirty and the owner's display
+clock calls `render_if_dirty` (at most ~30 Hz), so a burst of streamed frames costs one render
+(rendering each frame froze the GUI for over a second in measurements, see shared/notes/gui.md).
+The view has no timer of its own: with a QOpenGLWidget in the window, every repaint composes the
+whole window in (software) GL, and a render out of step with the other widgets' repaints would
+cost a second composition.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyvista as pv
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from pyvistaqt import QtInteractor
 
@@ -31,8 +34,7 @@ from app.scene_style import polydata as _polydata
 from engine.grasp.grasp import Grasp
 from engine.scene.resting import RestingObject
 
-RENDER_INTERVAL_MS = 33
-PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad  # ~30 Hz
+PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad
 
 COLOR_MODES = ("none", "energy", "displacement")
 _FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
@@ -55,10 +57,6 @@ class Viewport(QObject):
         self._high_quality = False
         self.set_quality(True)
         self._dirty = False
-        self._timer = QTimer(self)
-        self._timer.setInterval(RENDER_INTERVAL_MS)
-        self._timer.timeout.connect(self._render_if_dirty)
-        self._timer.start()
         self.renders = 0
         self._object_poly: pv.PolyData | None = None
         self._object_actor = None
@@ -93,7 +91,8 @@ class Viewport(QObject):
     def request_render(self) -> None:
         self._dirty = True
 
-    def _render_if_dirty(self) -> None:
+    def render_if_dirty(self) -> None:
+        """Schedule one repaint of the view if anything changed (called by the display clock)."""
         if self._dirty and self.plotter.isVisible():
             self._dirty = False
             self._sync_gizmo_followers()
@@ -129,7 +128,6 @@ class Viewport(QObject):
         self.plotter.render()
 
     def close(self) -> None:
-        self._timer.stop()
         self.plotter.close()
 
     # --- scene --------------------------------------------------------------------------------

@@ -83,6 +83,7 @@ def first_frame_s(app, window) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=3, help="full trials streamed for the gap test")
+    ap.add_argument("--repeats", type=int, default=3, help="streaming runs for the gap test")
     ap.add_argument("--first-frame-runs", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "gui.md"))
     args = ap.parse_args()
@@ -119,28 +120,38 @@ def main() -> int:
     cold = first_frame_s(app, window)
     _wait(app, lambda: window.sim.ready_count > 0, 300)
 
-    # Event-loop gaps while full trials stream and the view follows the live frame.
+    # Event-loop gaps while full trials stream and the view follows the live frame, repeated:
+    # the longest gap is a tail statistic and this machine is shared, so quote its median.
     window.edit_param("n_trials", args.trials)
     drawn = []
     window.frame_displayed.connect(lambda t, i: drawn.append(i))
     probe = GapProbe()
-    probe.start()
-    t0 = time.perf_counter()
-    window.doc.dirty = False
-    window.simulate_action.trigger()
-    _wait(app, lambda: not window.sim.is_running(), 900)
-    wall = time.perf_counter() - t0
-    gaps = sorted(probe.stop())
-    cpu_in_longest = probe.cpu[probe.gaps.index(gaps[-1])]
-    run = window.doc.run
-    frames = sum(len(r.frames) for r in run.trials.values())
-    lifted = sum(bool(r.result and r.result.success) for r in run.trials.values())
+    runs = []  # per repeat: (sorted gaps, CPU in the longest gap, wall s, frames, lifted)
+    for _ in range(args.repeats):
+        probe.start()
+        t0 = time.perf_counter()
+        window.doc.dirty = False
+        window.simulate_action.trigger()
+        _wait(app, lambda: not window.sim.is_running(), 900)
+        wall = time.perf_counter() - t0
+        raw = list(probe.stop())
+        gaps = sorted(raw)
+        cpu_in_longest = probe.cpu[raw.index(gaps[-1])]
+        run = window.doc.run
+        frames = sum(len(r.frames) for r in run.trials.values())
+        lifted = sum(bool(r.result and r.result.success) for r in run.trials.values())
+        runs.append((gaps, cpu_in_longest, wall, frames, lifted))
     renders = window.viewport.renders
+    longest = [r[0][-1] for r in runs]
+    p99s = [r[0][min(len(r[0]) - 1, int(0.99 * len(r[0])))] for r in runs]
+    all_gaps = sorted(g for r in runs for g in r[0])
+    total_wall = sum(r[2] for r in runs)
+    over = sum(g for g in all_gaps if g > 0.1) / max(total_wall, 1e-9)
+    worst = max(range(len(runs)), key=lambda i: longest[i])
+    gaps, cpu_in_longest, wall, frames, lifted = runs[worst]
 
-    over = sum(g for g in gaps if g > 0.1) / max(wall, 1e-9)
-
-    # The same with the 3D view frozen (frames stored, not drawn): what the GUI costs
-    # besides rendering the OpenGL view.
+    # The same with the display clock stopped (frames received and stored, nothing redrawn):
+    # what receiving frames costs, without rendering or composing the window.
     window._display_timer.stop()
     window.edit_param("n_trials", 1)
     probe.start()
@@ -153,7 +164,6 @@ def main() -> int:
     def ms(x: float) -> str:
         return f"{x * 1e3:.0f}"
 
-    p99 = gaps[min(len(gaps) - 1, int(0.99 * len(gaps)))]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
         "# GUI responsiveness while a simulation runs",
@@ -169,22 +179,30 @@ def main() -> int:
         f"| time to first frame on screen after Simulate, warm worker (median of {len(warm)}) | "
         f"{ms(statistics.median(warm))} ms (min {ms(min(warm))}, max {ms(max(warm))}) | < 1000 ms |",
         f"| time to first frame, cold worker (no pre-start; for contrast) | {ms(cold)} ms | |",
-        f"| longest Qt event-loop gap while {args.trials} trials stream | {ms(gaps[-1])} ms | < 100 ms |",
-        f"| median / 99th percentile gap (5 ms probe timer) | {ms(statistics.median(gaps))} / "
-        f"{ms(p99)} ms | |",
-        f"| share of the run spent in gaps longer than 100 ms | {over:.0%} | |",
-        f"| CPU time the GUI process used during the longest gap | {ms(cpu_in_longest)} ms | |",
-        f"| longest gap with the 3D view frozen (1 trial; frames stored, not drawn) | "
+        f"| longest Qt event-loop gap while {args.trials} trials stream, median of "
+        f"{args.repeats} runs | {ms(statistics.median(longest))} ms | < 100 ms |",
+        f"| longest gap of each run | {', '.join(ms(g) for g in longest)} ms | |",
+        f"| 99th percentile gap of each run (5 ms probe timer) | "
+        f"{', '.join(ms(g) for g in p99s)} ms | |",
+        f"| median gap, all runs | {ms(statistics.median(all_gaps))} ms | |",
+        f"| share of the time spent in gaps longer than 100 ms | {over:.1%} | |",
+        f"| CPU time the GUI process used during the longest gap of all | {ms(cpu_in_longest)} ms | |",
+        f"| longest gap with the display clock stopped (1 trial; frames stored, not drawn) | "
         f"{ms(frozen[-1])} ms (median {ms(statistics.median(frozen))}) | |",
-        f"| frames received / drawn (drawing is throttled to ~30 Hz) | {frames} / {len(set(drawn))} "
-        f"distinct | |",
-        f"| wall time of the {args.trials} trials ({lifted} lifted the cube) | {wall:.1f} s | |",
+        f"| frames received, all runs / drawn (drawing is throttled to ~30 Hz) | "
+        f"{sum(r[3] for r in runs)} / {len(drawn)} | |",
+        f"| wall time of the {args.trials} trials, each run | "
+        f"{', '.join(f'{r[2]:.1f}' for r in runs)} s ({lifted}/{args.trials} lifted the cube) | |",
         f"| renders of the 3D view during the whole benchmark | {renders} | |",
         "",
-        "The solver runs in a spawned worker process, frames come back over a pipe and a 10 ms "
-        "QTimer pump hands them to the GUI thread, which stores every frame and draws only the "
-        "newest one at most every 33 ms. A gap includes one render of the view "
-        "(llvmpipe software rendering here; a GPU makes it shorter).",
+        "The solver runs in a spawned worker process at the lowest CPU priority (nice 19), "
+        "frames come back over a pipe and a 10 ms QTimer pump hands them to the GUI thread, "
+        "which stores every frame; one 33 ms display clock refreshes the widgets and renders "
+        "the newest frame in the same event-loop pass, so Qt composes the window once per "
+        "tick. A gap includes one render of the view and one composition of the whole window "
+        "(a QOpenGLWidget makes Qt compose the window in OpenGL; llvmpipe software rendering "
+        "here, a GPU makes both shorter). The load average includes this benchmark's own "
+        "GUI, worker and Xvfb processes.",
         "",
     ]
     Path(args.out).write_text("\n".join(lines))

@@ -5,7 +5,8 @@ Layout: `meta` is a JSON string (version, trial ids, phases legend); per trial k
 `t{k}/pad2` (F,n,3) float32 world vertex positions, `t{k}/object_pose` (F,4,4),
 `t{k}/psi` (F,2) J, `t{k}/grip_force` (F,2) N, `t{k}/contacts` (F,5) int32 in the order of
 meta["contact_columns"], `t{k}/min_distance` (F,) m, `t{k}/object_min_z` (F,) m,
-`t{k}/plate` (F,2) closing travel and lift in m, `t{k}/newton_iterations` (F,).
+`t{k}/plate` (F,2) closing travel and lift in m, `t{k}/newton_iterations` (F,),
+`t{k}/intersection_free` (F,) bool (absent in older files; readers then take the trial's flag).
 Shared: `pad_tets` (t,4), `pad_surface_faces` (f,3), `object_vertices` (v,3) in the resting
 frame, `object_faces` (m,3).
 """
@@ -45,7 +46,44 @@ def frames_to_arrays(frames: list[Frame]) -> dict[str, np.ndarray]:
         "object_min_z": np.array([f.object_min_z_m for f in frames]),
         "plate": np.array([(f.plate_travel_m, f.plate_lift_m) for f in frames]),
         "newton_iterations": np.array([f.newton_iterations for f in frames], dtype=np.int32),
+        "intersection_free": np.array([f.intersection_free for f in frames], dtype=bool),
     }
+
+
+def frames_from_arrays(
+    arrays: dict[str, np.ndarray], prefix: str = "", intersection_free: bool = True
+) -> list[Frame]:
+    """Rebuild Frames from the arrays of `frames_to_arrays` (keys under `prefix`).
+
+    `intersection_free` is used only for files without the per-frame flag: pass the trial
+    result's flag (a trial is intersection-free exactly when all its frames are).
+    """
+    a = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+    n = len(a["time_s"])
+    free = a.get("intersection_free")
+    if free is None:
+        free = np.full(n, bool(intersection_free))
+    if len(free) != n:
+        raise ValueError(f"{prefix}intersection_free has {len(free)} entries for {n} frames")
+    return [
+        Frame(
+            index=i,
+            time_s=float(a["time_s"][i]),
+            phase=PHASES[int(a["phase"][i])],
+            pad_vertices=(np.asarray(a["pad1"][i]), np.asarray(a["pad2"][i])),
+            object_pose=np.asarray(a["object_pose"][i], dtype=float),
+            plate_travel_m=float(a["plate"][i][0]),
+            plate_lift_m=float(a["plate"][i][1]),
+            psi_j=(float(a["psi"][i][0]), float(a["psi"][i][1])),
+            grip_force_n=(float(a["grip_force"][i][0]), float(a["grip_force"][i][1])),
+            contacts={c: int(a["contacts"][i][j]) for j, c in enumerate(CONTACT_COLUMNS)},
+            min_distance_m=float(a["min_distance"][i]),
+            object_min_z_m=float(a["object_min_z"][i]),
+            newton_iterations=int(a["newton_iterations"][i]),
+            intersection_free=bool(free[i]),
+        )
+        for i in range(n)
+    ]
 
 
 def save_frames(

@@ -23,10 +23,10 @@ A session is two files side by side (never pickle):
     metres, so a session opens even when the mesh file has moved;
     per trial k with frames, the arrays of engine.io.frames_npz under the prefix `t{k}/`
     (time_s, phase, pad1, pad2, object_pose, psi, grip_force, contacts, min_distance,
-    object_min_z, plate, newton_iterations) plus, when present, `t{k}/energy1` and
-    `t{k}/energy2` (F,n) float32 pad strain energy density per vertex (J/m^3).
-    Frames read back have intersection_free=True (the per-frame flag is not stored; the
-    trial result's intersection_free is).
+    object_min_z, plate, newton_iterations, intersection_free) plus, when present,
+    `t{k}/energy1` and `t{k}/energy2` (F,n) float32 pad strain energy density per vertex
+    (J/m^3). Sessions saved before the per-frame intersection_free array existed read it
+    from the trial result's flag.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ import numpy as np
 
 from engine import __version__
 from engine.errors import IpcGraspError, MeshError, ParameterError
-from engine.grasp.frames import PHASES, Frame, TrialResult
+from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
-from engine.io.frames_npz import CONTACT_COLUMNS, frames_to_arrays
+from engine.io.frames_npz import frames_from_arrays, frames_to_arrays
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
 
 FORMAT = "ipcgrasp-session"
@@ -155,33 +155,6 @@ def _params_from_dict(d: dict) -> SimulationParams:
             v = _NON_FINITE[v]
         kwargs[k] = v
     return SimulationParams(**kwargs).validate()
-
-
-def frames_from_arrays(arrays: dict[str, np.ndarray], prefix: str = "") -> list[Frame]:
-    """Rebuild Frames from the arrays of engine.io.frames_npz (keys under `prefix`)."""
-    a = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-    n = len(a["time_s"])
-    frames = []
-    for i in range(n):
-        frames.append(
-            Frame(
-                index=i,
-                time_s=float(a["time_s"][i]),
-                phase=PHASES[int(a["phase"][i])],
-                pad_vertices=(np.asarray(a["pad1"][i]), np.asarray(a["pad2"][i])),
-                object_pose=np.asarray(a["object_pose"][i], dtype=float),
-                plate_travel_m=float(a["plate"][i][0]),
-                plate_lift_m=float(a["plate"][i][1]),
-                psi_j=(float(a["psi"][i][0]), float(a["psi"][i][1])),
-                grip_force_n=(float(a["grip_force"][i][0]), float(a["grip_force"][i][1])),
-                contacts={c: int(a["contacts"][i][j]) for j, c in enumerate(CONTACT_COLUMNS)},
-                min_distance_m=float(a["min_distance"][i]),
-                object_min_z_m=float(a["object_min_z"][i]),
-                newton_iterations=int(a["newton_iterations"][i]),
-                intersection_free=True,
-            )
-        )
-    return frames
 
 
 def _sha256(path: Path) -> str:
@@ -349,7 +322,8 @@ def load_session(path: str | os.PathLike) -> Session:
             )
             prefix = f"t{k}/"
             if f"{prefix}time_s" in arrays:
-                rec.frames = frames_from_arrays(arrays, prefix)
+                free = rec.result.intersection_free if rec.result is not None else True
+                rec.frames = frames_from_arrays(arrays, prefix, free)
                 if f"{prefix}energy1" in arrays:
                     e1, e2 = arrays[f"{prefix}energy1"], arrays[f"{prefix}energy2"]
                     rec.energy_density = [(e1[i], e2[i]) for i in range(len(e1))]

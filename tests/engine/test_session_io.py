@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -91,6 +92,28 @@ def test_round_trip(tmp_path, short_trial):
     )
     mesh, note = resolve_object(back, json_path)
     assert note == "" and len(mesh.vertices) == 8
+
+
+def test_per_frame_intersection_flag_survives_save_and_load(tmp_path, short_trial):
+    """A frame the solver flagged as intersecting must not come back as intersection-free."""
+    obj, params, pad, grasp, frames = short_trial
+    flagged = [dataclasses.replace(f, intersection_free=(i != 2)) for i, f in enumerate(frames)]
+    s = _session(obj, params, grasp, flagged, pad)
+    json_path, npz_path = save_session(tmp_path / "flags", s)
+    back = load_session(json_path)
+    assert [f.intersection_free for f in back.trials[0].frames] == [True, True, False, True]
+
+    # A session written before the per-frame array existed takes the trial result's flag.
+    with np.load(npz_path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files if k != "t0/intersection_free"}
+    np.savez_compressed(npz_path, **arrays)
+    doc = json.loads(json_path.read_text())
+    doc["results"][0]["result"] = {"trial": 0, "success": False, "reason": "x",
+                                   "intersection_free": False}  # fmt: skip
+    doc["frames_sha256"] = None
+    json_path.write_text(json.dumps(doc))
+    old = load_session(json_path)
+    assert [f.intersection_free for f in old.trials[0].frames] == [False] * 4
 
 
 def test_moved_mesh_falls_back_to_embedded_copy(tmp_path, short_trial):
