@@ -17,6 +17,7 @@ from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QShortcut, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QComboBox,
     QDockWidget,
     QFileDialog,
@@ -282,6 +283,15 @@ class MainWindow(QMainWindow):
         sim = self.menuBar().addMenu("&Simulation")
         sim.addAction(self.simulate_action)
         sim.addAction(self.cancel_action)
+        sim.addSeparator()
+        self.ask_replace_action = QAction("&Ask before replacing unsaved results", self)
+        self.ask_replace_action.setCheckable(True)
+        self.ask_replace_action.setChecked(app_settings.ask_before_replacing_results())
+        self.ask_replace_action.setStatusTip(
+            "Simulate offers to save the last run's results before a new run replaces them"
+        )
+        self.ask_replace_action.toggled.connect(app_settings.set_ask_before_replacing_results)
+        sim.addAction(self.ask_replace_action)
         view = self.menuBar().addMenu("&View")
         for d in (self.grasp_dock_widget, self.param_dock_widget, self.timeline_dock):
             view.addAction(d.toggleViewAction())
@@ -747,6 +757,8 @@ class MainWindow(QMainWindow):
             self._error(
                 "Invalid grasp", f"{self._grasp_reason}\n\nMove the grasp before simulating."
             )
+            return False
+        if not self._confirm_replace_results():
             return False
         self._run_counter += 1
         run = d.new_run(self._run_counter)
@@ -1260,6 +1272,47 @@ class MainWindow(QMainWindow):
             if answer == QMessageBox.StandardButton.Save and not self._save():
                 return False
         return True
+
+    def _confirm_replace_results(self) -> bool:
+        """Before a new run replaces unsaved results: Save / Discard / Cancel, with a
+        "don't ask again" box for users who iterate quickly."""
+        d = self.doc
+        has_results = (
+            d is not None
+            and d.run is not None
+            and any(r.frames or r.result is not None for r in d.run.trials.values())
+        )
+        if not (has_results and d.dirty) or not app_settings.ask_before_replacing_results():
+            return True
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Unsaved results")
+        n = len(d.run.trials)
+        box.setText(
+            f"The results of the last run ({n} trial{'s' if n != 1 else ''}) are not saved. "
+            "A new simulation replaces them."
+        )
+        box.setInformativeText("Save them to a session file first?")
+        sb = QMessageBox.StandardButton
+        box.setStandardButtons(sb.Save | sb.Discard | sb.Cancel)
+        box.setDefaultButton(sb.Save)
+        # Parented and referenced here: a temporary wrapper would be collected and free the box.
+        dont_ask = QCheckBox("Don't ask again (replace unsaved results silently)", box)
+        box.setCheckBox(dont_ask)
+        answer = self.ask(box)
+        remember = dont_ask.isChecked()
+        box.deleteLater()
+        if answer == sb.Cancel:
+            return False
+        if answer == sb.Save and not self._save():
+            return False
+        if remember:
+            self.ask_replace_action.setChecked(False)  # saves the preference
+        return True
+
+    def ask(self, box: QMessageBox) -> QMessageBox.StandardButton:
+        """Show a prepared question box modally (tests replace this to answer it)."""
+        return QMessageBox.StandardButton(box.exec())
 
     def closeEvent(self, event) -> None:
         if not self._confirm_discard("quit"):

@@ -1,4 +1,4 @@
-"""Persistent preferences (QSettings): recent files and window layout."""
+"""Persistent preferences (QSettings): recent files, window layout, dialogs not to show again."""
 
 from __future__ import annotations
 
@@ -30,3 +30,12 @@ def add_recent_file(path: str | Path) -> list[str]:
 
 def clear_recent_files() -> None:
     settings().setValue("recent_files", [])
+
+
+def ask_before_replacing_results() -> bool:
+    """Whether Simulate asks before a new run replaces unsaved results (default yes)."""
+    return str(settings().value("ask_before_replacing_results", "true")).lower() != "false"
+
+
+def set_ask_before_replacing_results(ask: bool) -> None:
+    settings().setValue("ask_before_replacing_results", "true" if ask else "false")

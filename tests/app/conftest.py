@@ -47,6 +47,19 @@ class DialogLog:
         monkeypatch.setattr(QMessageBox, "information", record("information", sb.Ok))
         monkeypatch.setattr(QMessageBox, "question", record("question", sb.No))
 
+        def ask(window, box):
+            """MainWindow.ask: an answer may be (button, tick "don't ask again")."""
+            self.calls.append(("ask", box.windowTitle(), box.text()))
+            answer = self.answers.pop(0) if self.answers else sb.Discard
+            if isinstance(answer, tuple):
+                answer, tick = answer
+                box.checkBox().setChecked(tick)
+            return answer
+
+        from app.main_window import MainWindow
+
+        monkeypatch.setattr(MainWindow, "ask", ask)
+
     def kinds(self) -> list[str]:
         return [c[0] for c in self.calls]
 

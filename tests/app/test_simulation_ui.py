@@ -120,6 +120,47 @@ def test_closing_with_unsaved_results_asks(window, qtbot, dialogs, answer):
     assert dialogs.kinds() == ["question"] and "not saved" in dialogs.calls[0][2]
 
 
+def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    from app import settings as app_settings
+    from engine.io.session import load_session
+
+    sb = QMessageBox.StandardButton
+    assert window.start_simulation(max_frames=2)
+    _wait_done(qtbot, window)
+    first = window.doc.run
+    # Cancel: nothing starts, the results stay.
+    dialogs.answers = [sb.Cancel]
+    assert not window.start_simulation(max_frames=2)
+    assert dialogs.kinds() == ["ask"] and "not saved" in dialogs.calls[0][2]
+    assert window.doc.run is first and len(first.trials[0].frames) == 2
+    # Save: the session (already saved once, so no file dialog) gets the old run first.
+    assert window.save_session(tmp_path / "study")
+    assert window.start_simulation(max_frames=3)  # results were saved: no question
+    assert dialogs.kinds() == ["ask"]
+    _wait_done(qtbot, window)
+    dialogs.answers = [sb.Save]
+    assert window.start_simulation(max_frames=2)
+    _wait_done(qtbot, window)
+    saved = load_session(tmp_path / "study")
+    assert len(saved.trials[0].frames) == 3  # the run the new one replaced
+    # "Don't ask again" is remembered.
+    dialogs.calls.clear()
+    dialogs.answers = [(sb.Discard, True)]
+    try:
+        assert window.start_simulation(max_frames=2)
+        _wait_done(qtbot, window)
+        assert not app_settings.ask_before_replacing_results()
+        assert not window.ask_replace_action.isChecked()  # Simulation menu shows it
+        assert window.start_simulation(max_frames=2)
+        _wait_done(qtbot, window)
+        assert dialogs.kinds() == ["ask"]  # only the first time
+    finally:
+        window.ask_replace_action.setChecked(True)
+    assert app_settings.ask_before_replacing_results()
+
+
 def test_closing_with_running_trials_asks(window, qtbot, dialogs):
     assert window.start_simulation()
     dialogs.answers = []  # default answer: No
