@@ -16,6 +16,7 @@ import pyvista as pv
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from pyvistaqt import QtInteractor
+from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 from app.gripper_shapes import GripperShapes
 from app.scene_style import (
@@ -71,7 +72,10 @@ class Viewport(QObject):
         self._contact_names: list[str] = []
         self._gizmo = None
         self._frame_text = None
-        self._enable_picking()
+        self._object_picker = vtkCellPicker()
+        self._object_picker.SetTolerance(0.0005)
+        self._object_picker.PickFromListOn()
+        self.plotter.iren.add_observer("RightButtonPressEvent", self._on_right_press)
         self._safe_keys()
 
     def _safe_keys(self) -> None:
@@ -152,6 +156,8 @@ class Viewport(QObject):
             self._object_poly, color=OBJECT_COLOR, name="object", smooth_shading=False,
             show_edges=len(obj.faces) < 5000, edge_color=OBJECT_EDGE_COLOR, pickable=True,
         )  # fmt: skip
+        self._object_picker.InitializePickList()
+        self._object_picker.AddPickList(self._object_actor)
         p.add_axes(interactive=False)
         p.view_isometric(render=False)
         p.reset_camera(render=False)
@@ -289,23 +295,31 @@ class Viewport(QObject):
             )  # fmt: skip
 
     # --- picking and gizmo --------------------------------------------------------------------
-    def _on_pick(self, point, picker) -> None:
-        if point is None or picker is None:
-            return
+    # Grasp placement has its own picker, limited to the object and driven only by a right
+    # click. pyvista's point picking listens to every pick of the interactor's picker, and
+    # the gizmo picks on every mouse move to highlight its handles: hovering the object
+    # with the gizmo on re-placed the grasp.
+    def _on_right_press(self, _obj, _event) -> None:
+        x, y = self.plotter.iren.get_event_position()
+        self._pick_display(x, y)
+
+    def _pick_display(self, x: float, y: float) -> bool:
+        """Pick the object at VTK display pixel (x, y) (origin bottom left); emits `picked`."""
+        picker = self._object_picker
+        if self._object_actor is None or not picker.Pick(x, y, 0, self.plotter.renderer):
+            return False
+        if picker.GetActor() is None:
+            return False
+        point = np.array(picker.GetPickPosition(), dtype=float)
         normal = np.array(picker.GetPickNormal(), dtype=float)
-        self.picked.emit(np.array(point, dtype=float), normal)
+        self.picked.emit(point, normal)
+        return True
 
     def pick_at(self, x: int, y: int) -> bool:
         """Pick the object surface at widget pixel (x, y) as a right-click would."""
         height = self.plotter.height()
-        picker = self.plotter.iren.picker
-        ok = picker.Pick(
-            x * self._pixel_ratio(), (height - y) * self._pixel_ratio(), 0, self.plotter.renderer
-        )
-        if not ok or picker.GetActor() is None:
-            return False
-        self._on_pick(picker.GetPickPosition(), picker)
-        return True
+        r = self._pixel_ratio()
+        return self._pick_display(x * r, (height - y) * r)
 
     def _pixel_ratio(self) -> float:
         return float(self.plotter.devicePixelRatioF())
@@ -333,6 +347,17 @@ class Viewport(QObject):
             self._plate_actors[0], origin=tuple(pose[:3, 3]), scale=0.6,
             axes=pose[:3, :3].T.copy(), release_callback=released, interact_callback=moved,
         )  # fmt: skip
+        # The widget highlights and grabs the handle its interactor's picker finds on every
+        # mouse move. Its default hardware picker misses after each repaint of the
+        # QOpenGLWidget (measured: every other move), so a press often found no handle and
+        # rotated the camera instead. A geometric picker limited to the handles always hits
+        # them, also where they are drawn over the object ("always visible").
+        handles = vtkCellPicker()
+        handles.SetTolerance(0.004)
+        handles.PickFromListOn()
+        for actor in [*self._gizmo._arrows, *self._gizmo._circles]:
+            handles.AddPickList(actor)
+        self.plotter.iren.picker = handles
 
     def _sync_gizmo_followers(self) -> None:
         if self._gizmo is None or not self._plate_actors:
@@ -346,17 +371,6 @@ class Viewport(QObject):
             return
         self._gizmo.remove()
         self._gizmo = None
-        # AffineWidget3D.disable() turns off all picking; click-to-place needs it back.
-        self._enable_picking()
-
-    def _enable_picking(self) -> None:
-        self.plotter.enable_surface_point_picking(
-            callback=self._on_pick,
-            use_picker=True,
-            show_message=False,
-            show_point=False,
-            left_clicking=False,
-        )
 
     # --- analytic contacts --------------------------------------------------------------------
     def show_contacts(self, contacts: list) -> None:

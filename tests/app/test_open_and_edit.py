@@ -148,22 +148,85 @@ def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
     qtbot.waitUntil(lambda: window._grasp_valid is True, timeout=30_000)
 
 
-def test_gizmo_rotation_sets_the_approach_angle(window, qtbot):
+def _drag(qtbot, widget, points: list[QPoint]) -> None:
+    """A real left-button drag through `points` (hover first: the gizmo highlights a handle
+    on mouse move and grabs it on press). The first QTest move after a pause reaches VTK
+    with the previous position, so the hover is two moves, as a hand makes many."""
+    qtbot.mouseMove(widget, points[0] + QPoint(1, 0))
+    qtbot.mouseMove(widget, points[0])
+    qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=points[0])
+    for q in points[1:]:
+        qtbot.mouseMove(widget, q)
+    qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=points[-1])
+
+
+def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
+    vp = window.viewport
     window.grasp_dock.gizmo_button.setChecked(True)
-    assert window.viewport._gizmo is not None
-    pose = window.doc.grasp.pose()
-    c, s = math.cos(0.5), math.sin(0.5)
-    rot = np.eye(4)  # rotate about the closing axis (gripper x) through the centre
-    rot[:3, :3] = pose[:3, :3] @ np.array([[1, 0, 0], [0, c, -s], [0, s, c]]) @ pose[:3, :3].T
-    m = np.eye(4)
-    m[:3, 3] = pose[:3, 3]
-    back = np.eye(4)
-    back[:3, 3] = -pose[:3, 3]
-    window.viewport.gizmo_moved.emit(m @ rot @ back @ pose)
-    qtbot.waitUntil(lambda: abs(window.doc.grasp.approach_angle_rad - 0.5) < 1e-9, timeout=2_000)
-    assert window.grasp_dock.angle.value() == pytest.approx(math.degrees(0.5), abs=0.1)
+    gizmo = vp._gizmo
+    assert gizmo is not None
+    vp.render_now()
+    g0 = window.doc.grasp
+    depth = window.undo_stack.count()
+
+    # Hovering the object with the gizmo on must not re-place the grasp (the gizmo picks on
+    # every mouse move; grasp placement listens to right clicks only).
+    for t in np.linspace(-0.01, 0.01, 5):
+        qtbot.mouseMove(vp.plotter, _screen_pos(window, (0.015, t, 0.008)))
+    qtbot.wait(50)
+    assert window.doc.grasp is g0 and window.undo_stack.count() == depth
+
+    # Translate: drag the handle of the gizmo axis that is vertical, 60 px up the screen.
+    axes = np.asarray(gizmo.axes)
+    k = int(np.argmax(np.abs(axes[:, 2])))
+    start = _screen_pos(window, np.asarray(gizmo._arrows[k].center))
+    _drag(qtbot, vp.plotter, [QPoint(start.x(), start.y() - 12 * i) for i in range(6)])
+    qtbot.waitUntil(lambda: window.doc.grasp is not g0, timeout=5_000)
+    g1 = window.doc.grasp
+    assert g1.center[2] > g0.center[2] + 1e-3  # moved up, along that axis only
+    np.testing.assert_allclose(g1.center[:2], g0.center[:2], atol=1e-9)
+    np.testing.assert_allclose(g1.axis, g0.axis, atol=1e-9)
+    assert window.grasp_dock.center[2].value() == pytest.approx(g1.center[2] * 1e3, abs=0.01)
+
+    # Rotate: drag along the ring about the closing axis (gripper x): the approach angle turns,
+    # the centre and the closing axis stay.
+    gizmo = vp._gizmo  # rebuilt at the new pose
+    vp.render_now()
+    ring = gizmo._circles[0]
+    m = ring.user_matrix
+    pts = np.asarray(ring.mapper.dataset.points) @ m[:3, :3].T + m[:3, 3]
+    origin = np.asarray(gizmo.origin)
+    x = np.asarray(gizmo.axes)[0]
+    u = pts.mean(axis=0) - origin
+    u -= np.dot(u, x) * x
+    u /= np.linalg.norm(u)
+    v = np.cross(x, u)
+    radius = float(np.median(np.linalg.norm(pts - origin, axis=1)))
+
+    def on_ring(a: float) -> QPoint:
+        return _screen_pos(window, origin + radius * (math.cos(a) * u + math.sin(a) * v))
+
+    # The quarter ring spans +-pi/4 about u; start near the end that is above the ground
+    # (the other end is below it, hidden) and drag 0.4 rad towards the middle.
+    side = 1.0 if v[2] > 0 else -1.0
+    a0 = side * 0.6
+    assert origin[2] + radius * (math.cos(a0) * u[2] + math.sin(a0) * v[2]) > 0.002
+    _drag(qtbot, vp.plotter, [on_ring(a) for a in np.linspace(a0, a0 - side * 0.4, 6)])
+    qtbot.waitUntil(lambda: window.doc.grasp is not g1, timeout=5_000)
+    g2 = window.doc.grasp
+    turned = abs(math.remainder(g2.approach_angle_rad - g1.approach_angle_rad, 2 * math.pi))
+    assert 0.2 < turned < 0.6, turned  # the ring was dragged through 0.4 rad
+    np.testing.assert_allclose(g2.center, g1.center, atol=1e-6)
+    np.testing.assert_allclose(g2.axis, g1.axis, atol=1e-6)
+    assert window.grasp_dock.angle.value() == pytest.approx(
+        math.degrees(g2.approach_angle_rad), abs=0.1
+    )
+    # Both drags are undoable.
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    np.testing.assert_allclose(window.doc.grasp.pose(), g0.pose(), atol=1e-9)
     window.grasp_dock.gizmo_button.setChecked(False)
-    assert window.viewport._gizmo is None
+    assert vp._gizmo is None
 
 
 def test_parameter_edits_validate_and_undo(window):
