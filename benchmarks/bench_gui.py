@@ -80,6 +80,25 @@ def first_frame_s(app, window) -> float:
     return drawn[0] - t0
 
 
+def prediction_latency_s(app, window, name: str, value: float) -> tuple[float, float]:
+    """Seconds from a parameter edit to the analytic table showing the nominal predictions,
+    and to the robustness estimates (the background analysis process's two stages)."""
+    shown: list[tuple[float, int, str]] = []
+    conn = window.predictions_shown.connect(
+        lambda request: shown.append((time.perf_counter(), request, window.predictions.stage))
+    )
+    t0 = time.perf_counter()
+    assert window.edit_param(name, value)
+    request = window.analysis.latest_request
+
+    def stage_time(stage: str) -> float | None:
+        return next((t for t, r, s in shown if r == request and s == stage), None)
+
+    _wait(app, lambda: stage_time("robust") is not None, 120)
+    window.predictions_shown.disconnect(conn)
+    return stage_time("nominal") - t0, stage_time("robust") - t0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=3, help="full trials streamed for the gap test")
@@ -107,6 +126,8 @@ def main() -> int:
     _wait(app, lambda: window.sim.ready_count > 0 and window._grasp_valid is not None, 300)
 
     warm = [first_frame_s(app, window) for _ in range(args.first_frame_runs)]
+    mu0 = window.doc.params.mu
+    latency = [prediction_latency_s(app, window, "mu", mu) for mu in (0.3, 0.5, 0.45, 0.6, mu0)]
 
     # Cold: a worker that has not started yet (no pre-start), for contrast.
     window.sim.shutdown()
@@ -179,6 +200,9 @@ def main() -> int:
         f"| time to first frame on screen after Simulate, warm worker (median of {len(warm)}) | "
         f"{ms(statistics.median(warm))} ms (min {ms(min(warm))}, max {ms(max(warm))}) | < 1000 ms |",
         f"| time to first frame, cold worker (no pre-start; for contrast) | {ms(cold)} ms | |",
+        f"| analytic predictions after a mu edit: nominal / with robustness (median of "
+        f"{len(latency)}) | {ms(statistics.median(x[0] for x in latency))} / "
+        f"{ms(statistics.median(x[1] for x in latency))} ms | a fraction of a second |",
         f"| longest Qt event-loop gap while {args.trials} trials stream, median of "
         f"{args.repeats} runs | {ms(statistics.median(longest))} ms | < 100 ms |",
         f"| longest gap of each run | {', '.join(ms(g) for g in longest)} ms | |",
