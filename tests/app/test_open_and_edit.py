@@ -148,12 +148,18 @@ def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
     qtbot.waitUntil(lambda: window._grasp_valid is True, timeout=30_000)
 
 
-def _drag(qtbot, widget, points: list[QPoint]) -> None:
-    """A real left-button drag through `points` (hover first: the gizmo highlights a handle
-    on mouse move and grabs it on press). The first QTest move after a pause reaches VTK
-    with the previous position, so the hover is two moves, as a hand makes many."""
-    qtbot.mouseMove(widget, points[0] + QPoint(1, 0))
-    qtbot.mouseMove(widget, points[0])
+def _drag(qtbot, vp, handle, points: list[QPoint]) -> None:
+    """A real left-button drag of the gizmo `handle` through `points`. The gizmo highlights
+    the handle under the mouse on move and grabs it on press, so hover first, as a hand does,
+    with a few small moves (the first QTest move after a pause reaches VTK with the previous
+    position)."""
+    widget, gizmo = vp.plotter, vp._gizmo
+    for dx in (2, 1, 0, 0):
+        qtbot.mouseMove(widget, points[0] + QPoint(dx, 0))
+    assert gizmo._selected_actor is handle, (
+        f"the handle at {points[0]} is not highlighted; the mouse reached VTK at "
+        f"{widget.iren.get_event_position()} (view {widget.width()}x{widget.height()})"
+    )
     qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=points[0])
     for q in points[1:]:
         qtbot.mouseMove(widget, q)
@@ -180,7 +186,7 @@ def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
     axes = np.asarray(gizmo.axes)
     k = int(np.argmax(np.abs(axes[:, 2])))
     start = _screen_pos(window, np.asarray(gizmo._arrows[k].center))
-    _drag(qtbot, vp.plotter, [QPoint(start.x(), start.y() - 12 * i) for i in range(6)])
+    _drag(qtbot, vp, gizmo._arrows[k], [QPoint(start.x(), start.y() - 12 * i) for i in range(6)])
     qtbot.waitUntil(lambda: window.doc.grasp is not g0, timeout=5_000)
     g1 = window.doc.grasp
     assert g1.center[2] > g0.center[2] + 1e-3  # moved up, along that axis only
@@ -211,7 +217,7 @@ def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
     side = 1.0 if v[2] > 0 else -1.0
     a0 = side * 0.6
     assert origin[2] + radius * (math.cos(a0) * u[2] + math.sin(a0) * v[2]) > 0.002
-    _drag(qtbot, vp.plotter, [on_ring(a) for a in np.linspace(a0, a0 - side * 0.4, 6)])
+    _drag(qtbot, vp, ring, [on_ring(a) for a in np.linspace(a0, a0 - side * 0.4, 6)])
     qtbot.waitUntil(lambda: window.doc.grasp is not g1, timeout=5_000)
     g2 = window.doc.grasp
     turned = abs(math.remainder(g2.approach_angle_rad - g1.approach_angle_rad, 2 * math.pi))
