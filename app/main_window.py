@@ -1282,7 +1282,7 @@ class MainWindow(QMainWindow):
             and d.run is not None
             and any(r.frames or r.result is not None for r in d.run.trials.values())
         )
-        if not (has_results and d.dirty) or not app_settings.ask_before_replacing_results():
+        if not (has_results and d.dirty) or not self.ask_replace_action.isChecked():
             return True
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)

@@ -65,7 +65,8 @@ class TimePlots(QWidget):
         lo, hi = t[0], t[-1]
         return (lo, hi if hi > lo else lo + 0.01)
 
-    def _x(self, t: float) -> float:
+    def _x(self, t: float | np.ndarray) -> float | np.ndarray:
+        """Widget x of time(s) t (a scalar or an array)."""
         lo, hi = self._time_range()
         w = self.width() - _MARGIN_L - _MARGIN_R
         return _MARGIN_L + (t - lo) / (hi - lo) * w
@@ -139,8 +140,8 @@ class TimePlots(QWidget):
         pad = 0.08 * (hi - lo)
         lo, hi = lo - pad, hi + pad
 
-        def y_of(v: float) -> float:
-            return rect.bottom() - (min(max(v, lo), hi) - lo) / (hi - lo) * rect.height()
+        def y_of(v: float | np.ndarray) -> float | np.ndarray:
+            return rect.bottom() - (np.clip(v, lo, hi) - lo) / (hi - lo) * rect.height()
 
         p.setPen(QColor("#666666"))
         for v in _ticks(lo, hi, 2):
@@ -155,10 +156,9 @@ class TimePlots(QWidget):
         for index, _label in s.markers():
             x = self._x(t[index])
             p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-        lo_t, hi_t = self._time_range()
-        xs = _MARGIN_L + (t - lo_t) / (hi_t - lo_t) * (self.width() - _MARGIN_L - _MARGIN_R)
+        xs = self._x(t)
         for j, y in enumerate(ys):
-            py = rect.bottom() - (np.clip(y, lo, hi) - lo) / (hi - lo) * rect.height()
+            py = y_of(y)
             color = PAD_COLORS[j] if len(ys) > 1 else "#2c3e50"
             p.setPen(QPen(QColor(color), 1.6))
             # One polyline per finite run (a NaN breaks the curve).
