@@ -17,8 +17,8 @@ from engine.gripper.pad_geometry import PAD_PRESETS, PadOutline, pad_outline
 
 TORSION_MODELS = ("disc", "dexnet", "none")
 ANALYTIC_PADS = (*PAD_PRESETS, "reach_hexagon")
-# The 6dls model's variants (6DLS Table IV); mirrored from engine.analytic.sixdls.variants so
-# validating parameters does not import cvxpy (a test keeps the two in sync).
+# The 6dls model's variants (6DLS Table IV). Defined here, not in engine.analytic.sixdls, so
+# validating parameters does not import cvxpy; engine.analytic.sixdls.variants uses this tuple.
 SIXDLS_VARIANTS = (
     "6dls_ellipsoid",
     "6dls_quartic",

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.analytic.params import SIXDLS_VARIANTS
 from engine.analytic.sixdls.elements import (
     ContactFrame,
     PatchElements,
@@ -46,15 +47,7 @@ from engine.analytic.sixdls.quartic import QuarticLS, fit_quartic
 from engine.analytic.sixdls.twists import sample_planar_twists, sample_unit_twists, sampled_wrenches
 from engine.errors import GraspError
 
-VARIANTS = (
-    "6dls_ellipsoid",
-    "6dls_quartic",
-    "3dls_nonplanar_ellipsoid",
-    "3dls_nonplanar_quartic",
-    "3dls_planar_ellipsoid",
-    "3dls_planar_quartic",
-    "6dfw",
-)
+VARIANTS = SIXDLS_VARIANTS
 ALIASES = {
     "6dls": "6dls_ellipsoid",
     "3dls_nonplanar": "3dls_nonplanar_ellipsoid",
