@@ -68,6 +68,16 @@ def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
     ]
 
 
+def _check_mass_inputs(mass_kg: float | None, density_kg_m3: float | None) -> None:
+    """At most one of mass and density, each positive when given."""
+    _check_positive("mass_kg", mass_kg)
+    _check_positive("density_kg_m3", density_kg_m3)
+    if mass_kg is not None and density_kg_m3 is not None:
+        raise ParameterError(
+            "give either mass_kg or density_kg_m3, not both (one determines the other)"
+        )
+
+
 def _check_positive(name: str, value: float | None) -> None:
     if value is None:
         return
@@ -88,12 +98,7 @@ def rest_object(
     Give at most one of `mass_kg` and `density_kg_m3`; with neither, the built-in cube weighs
     BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3.
     """
-    _check_positive("mass_kg", mass_kg)
-    _check_positive("density_kg_m3", density_kg_m3)
-    if mass_kg is not None and density_kg_m3 is not None:
-        raise ParameterError(
-            "give either mass_kg or density_kg_m3, not both (one determines the other)"
-        )
+    _check_mass_inputs(mass_kg, density_kg_m3)
     poses = stable_poses(mesh)
     if isinstance(stable_pose, bool) or not isinstance(stable_pose, int | np.integer):
         raise ParameterError(f"stable_pose must be an integer index, got {stable_pose!r}")
@@ -221,12 +226,7 @@ def rest_object_from_rotation(
     tilted by 0.3 degrees would otherwise start balanced on one edge).
     Mass as in `rest_object`: at most one of `mass_kg` and `density_kg_m3`.
     """
-    _check_positive("mass_kg", mass_kg)
-    _check_positive("density_kg_m3", density_kg_m3)
-    if mass_kg is not None and density_kg_m3 is not None:
-        raise ParameterError(
-            "give either mass_kg or density_kg_m3, not both (one determines the other)"
-        )
+    _check_mass_inputs(mass_kg, density_kg_m3)
     rot = _nearest_rotation(rotation)
     if snap_to_support_deg > 0:
         rot = _snap_to_support(np.asarray(mesh.vertices) @ rot.T, snap_to_support_deg) @ rot
