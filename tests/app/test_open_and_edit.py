@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 import trimesh
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QMouseEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 
 def _box_file(path, extents, scale=1.0):
@@ -148,21 +148,41 @@ def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
     qtbot.waitUntil(lambda: window._grasp_valid is True, timeout=30_000)
 
 
+def _mouse_move(widget, pos: QPoint, buttons=Qt.MouseButton.NoButton) -> None:
+    """Deliver a mouse move to `widget` at once. QTest's mouseMove warps the X pointer and
+    only processes the events already queued, so on a busy machine the motion reaches the
+    widget late or not at all (seen in CI: four moves, none arrived)."""
+    event = QMouseEvent(
+        QEvent.Type.MouseMove,
+        QPointF(pos),
+        QPointF(widget.mapToGlobal(pos)),
+        Qt.MouseButton.NoButton,
+        buttons,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def _vtk_event_position(widget) -> QPoint:
+    """Where VTK last saw the mouse, in widget pixels (VTK's display y is bottom-up)."""
+    x, y = widget.iren.get_event_position()
+    ratio = widget.devicePixelRatioF()
+    return QPoint(round(x / ratio), round(widget.height() - 1 - y / ratio))
+
+
 def _drag(qtbot, vp, handle, points: list[QPoint]) -> None:
     """A real left-button drag of the gizmo `handle` through `points`. The gizmo highlights
-    the handle under the mouse on move and grabs it on press, so hover first, as a hand does,
-    with a few small moves (the first QTest move after a pause reaches VTK with the previous
-    position)."""
+    the handle under the mouse on move and grabs it on press, so hover first, as a hand does."""
     widget, gizmo = vp.plotter, vp._gizmo
-    for dx in (2, 1, 0, 0):
-        qtbot.mouseMove(widget, points[0] + QPoint(dx, 0))
+    _mouse_move(widget, points[0] + QPoint(2, 0))
+    _mouse_move(widget, points[0])
+    assert _vtk_event_position(widget) == points[0]
     assert gizmo._selected_actor is handle, (
-        f"the handle at {points[0]} is not highlighted; the mouse reached VTK at "
-        f"{widget.iren.get_event_position()} (view {widget.width()}x{widget.height()})"
+        f"the handle at {points[0]} is not highlighted (view {widget.width()}x{widget.height()})"
     )
     qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=points[0])
     for q in points[1:]:
-        qtbot.mouseMove(widget, q)
+        _mouse_move(widget, q, Qt.MouseButton.LeftButton)
     qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=points[-1])
 
 
@@ -178,7 +198,9 @@ def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
     # Hovering the object with the gizmo on must not re-place the grasp (the gizmo picks on
     # every mouse move; grasp placement listens to right clicks only).
     for t in np.linspace(-0.01, 0.01, 5):
-        qtbot.mouseMove(vp.plotter, _screen_pos(window, (0.015, t, 0.008)))
+        pos = _screen_pos(window, (0.015, t, 0.008))
+        _mouse_move(vp.plotter, pos)
+        assert _vtk_event_position(vp.plotter) == pos
     qtbot.wait(50)
     assert window.doc.grasp is g0 and window.undo_stack.count() == depth
 
