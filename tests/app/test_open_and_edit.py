@@ -17,15 +17,20 @@ def _box_file(path, extents, scale=1.0):
     return path
 
 
+def _widget_pos(widget, display_x: float, display_y: float) -> QPoint:
+    """Widget pixel of a VTK display point: the inverse of pyvistaqt's event mapping (VTK's
+    display y is bottom-up, in device pixels)."""
+    ratio = widget.devicePixelRatioF()
+    return QPoint(round(display_x / ratio), round(widget.height() - 1 - display_y / ratio))
+
+
 def _screen_pos(window, world) -> QPoint:
-    """Widget pixel of a world point in the 3D view (VTK display y is bottom-up)."""
+    """Widget pixel of a world point in the 3D view."""
     ren = window.viewport.plotter.renderer
     ren.SetWorldPoint(*world, 1.0)
     ren.WorldToDisplay()
     x, y, _ = ren.GetDisplayPoint()
-    ratio = window.viewport.plotter.devicePixelRatioF()
-    h = window.viewport.plotter.height()
-    return QPoint(round(x / ratio), round(h - y / ratio))
+    return _widget_pos(window.viewport.plotter, x, y)
 
 
 def test_example_cube_with_default_grasp_drawn(window):
@@ -164,10 +169,8 @@ def _mouse_move(widget, pos: QPoint, buttons=Qt.MouseButton.NoButton) -> None:
 
 
 def _vtk_event_position(widget) -> QPoint:
-    """Where VTK last saw the mouse, in widget pixels (VTK's display y is bottom-up)."""
-    x, y = widget.iren.get_event_position()
-    ratio = widget.devicePixelRatioF()
-    return QPoint(round(x / ratio), round(widget.height() - 1 - y / ratio))
+    """Where VTK last saw the mouse, in widget pixels."""
+    return _widget_pos(widget, *widget.iren.get_event_position())
 
 
 def _drag(qtbot, vp, handle, points: list[QPoint]) -> None:
