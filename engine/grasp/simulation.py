@@ -5,7 +5,8 @@
    strain energies reach Psi_th and agree within `psi_balance_tol` (or both pad forces reach
    `squeeze_force_n`). Near the threshold the plate increment is chosen by a secant on
    log(stop quantity) and a step that overshoots is rolled back, so the overshoot does not
-   decide the outcome.
+   decide the outcome. The stop counts only once both pads touch the object; pads whose own
+   strain (weight, motion) reaches Psi_th before that end the trial with the reason.
 3. Lift: plates rise at `lift_speed_m_s` with fixed separation until the object's lowest point
    is `lift_height_m` above the ground, then hold still for `hold_time_s`. The lift ends early
    when the object lags the plates by more than `slip_tolerance_m` (it can no longer reach
@@ -32,7 +33,12 @@ from engine.grasp.params import SimulationParams
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.ipc.affine_body import pose_matrix
-from engine.ipc.contact_metrics import ContactSummary, grip_forces, summarize_contacts
+from engine.ipc.contact_metrics import (
+    ContactSummary,
+    GripForces,
+    grip_forces,
+    summarize_contacts,
+)
 from engine.ipc.newton import initial_kappa, newton_solve
 from engine.ipc.potential import IncrementalPotential
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
@@ -134,7 +140,13 @@ class GraspSimulation:
         self.result.perturbation = dict(perturbation or {})
         self._state = _State(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
         self._frame_index = 0
-        self._kappa_max = 0.0
+        # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
+        # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
+        # doubles it) the ground would stop holding the object for the rest of the trial.
+        potential = self._potential(self._state)
+        self._state.kappa, self._kappa_max = initial_kappa(
+            potential, self._state.u, float(s.mass.diagonal().mean())
+        )
 
     # --- input checks -------------------------------------------------------------------------
     def _check_open_jaws_clear_object(self, clearance_m: float) -> None:
@@ -237,28 +249,36 @@ class GraspSimulation:
             if not self._valid_start(x0, guess):
                 raise _StepBlocked(float(alpha))
         guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
-        h = p.time_step_s
-        potential = IncrementalPotential(
-            s, st.u, st.v, h, st.kappa, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s, st.collisions
-        )
-        if self._kappa_max == 0.0:
-            avg_mass = float(s.mass.diagonal().mean())
-            kappa, self._kappa_max = initial_kappa(potential, st.u, avg_mass)
-            potential.set_kappa(max(kappa, st.kappa))
+        potential = self._potential(st)
         res = newton_solve(
             potential, guess, self._kappa_max, p.newton_tol_m, p.max_newton_iterations
         )
         new = _State(
             res.u,
-            (res.u - st.u) / h,
-            st.time_s + h,
+            (res.u - st.u) / p.time_step_s,
+            st.time_s + p.time_step_s,
             st.travel_m + d_travel,
             st.lift_m + d_lift,
             res.kappa,
             res.collisions,
         )
-        self._last_barrier = potential.barrier
         return new, res.iterations
+
+    def _potential(self, st: _State) -> IncrementalPotential:
+        """The incremental potential of the time step that starts at `st`."""
+        p = self.params
+        return IncrementalPotential(
+            self.system,
+            st.u,
+            st.v,
+            p.time_step_s,
+            st.kappa,
+            p.dhat_m,
+            p.mu,
+            p.ground_mu,
+            p.eps_v_m_s,
+            st.collisions,
+        )
 
     def _valid_start(self, x0: np.ndarray, guess: np.ndarray) -> bool:
         """An initial guess must not invert a pad element nor collide on the way from x0."""
@@ -278,13 +298,24 @@ class GraspSimulation:
         ]
         return (out[0], out[1])
 
-    def _summary(self, st: _State) -> ContactSummary:
-        barrier = ipctk.BarrierPotential(self.params.dhat_m, max(st.kappa, 1e-300))
-        return summarize_contacts(self.system, barrier, st.u, self.params.dhat_m, self.normals)
+    def _barrier(self, st: _State) -> ipctk.BarrierPotential:
+        return ipctk.BarrierPotential(self.params.dhat_m, max(st.kappa, 1e-300))
 
-    def _frame(self, st: _State, phase: str, iterations: int) -> tuple[Frame, ContactSummary]:
+    def _grip(self, st: _State) -> GripForces:
+        x = self.system.collision_vertices(st.u)
+        return grip_forces(self.system, self._barrier(st), x, self.params.dhat_m, self.normals)
+
+    def _summary(self, st: _State, grip: GripForces | None = None) -> ContactSummary:
+        return summarize_contacts(
+            self.system, self._barrier(st), st.u, self.params.dhat_m, self.normals, grip=grip
+        )
+
+    def _frame(
+        self, st: _State, phase: str, iterations: int, grip: GripForces | None = None
+    ) -> tuple[Frame, ContactSummary]:
+        """The frame of an accepted state (`grip`: self._grip(st), when known)."""
         s = self.system
-        summary = self._summary(st)
+        summary = self._summary(st, grip)
         q = s.object_state(st.u)
         pose = pose_matrix(q)
         pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
@@ -403,7 +434,15 @@ class GraspSimulation:
             except _StepBlocked as blocked:
                 delta = max(0.5 * blocked.alpha * delta, delta_min)
                 continue
-            q = min(self._stop_quantities(new, use_force))
+            grip = self._grip(new)
+            forces, pairs, _ = grip
+            if use_force:
+                q = min(max(forces[0], 0.0), max(forces[1], 0.0))
+            else:
+                q = min(self._pad_energies(new.u))
+            gripping = min(pairs) > 0
+            if not gripping:  # the pads' strain is their own (weight, motion), not grip
+                q_free, q = q, 0.0
             if q > upper and delta > delta_min:
                 r.rollbacks += 1
                 if q_prev > 0.0 and q > q_prev:
@@ -413,11 +452,23 @@ class GraspSimulation:
                     delta *= 0.25
                 continue
             self._state = new
-            frame, summary = self._frame(new, "squeeze", its)
+            frame, summary = self._frame(new, "squeeze", its, grip)
             yield frame
             touching = (summary.pad_object[0] > 0, summary.pad_object[1] > 0)
             if summary.pad_pad > 0 and min(summary.pad_object) == 0:
                 r.reason = "jaws closed on each other without gripping the object"
+                return None
+            if not gripping and q_free >= threshold:
+                # IPC-GraspSim's rule (A): Psi_th must lie above the strain energy that other
+                # forces (gravity) give the pads, or the squeeze cannot tell when it grips.
+                psi = frame.psi_j
+                r.reason = "squeeze threshold reached before gripping"
+                r.error = (
+                    f"both pads' strain energy ({psi[0]:.3g}, {psi[1]:.3g} J) reached Psi_th = "
+                    f"{threshold:.3g} J before they gripped the object: at E = "
+                    f"{p.youngs_modulus_pa:.3g} Pa the pads' own weight and motion strain them "
+                    "that much; raise Psi_th well above it (or stop the squeeze on a force)"
+                )
                 return None
             if q >= threshold:
                 psi = frame.psi_j
@@ -426,8 +477,8 @@ class GraspSimulation:
                 if r.squeeze_balanced or unbalanced >= 10 or q > threshold * 4:
                     return summary
                 unbalanced += 1
-            elif not all(touching):
-                q, delta = 0.0, delta_max  # the approach limit sizes the next step
+            elif not gripping:
+                delta = delta_max  # the approach limit sizes the next step
             elif q_prev == 0.0:
                 delta = first_contact
             elif q > q_prev * (1.0 + 1e-6):
@@ -440,13 +491,6 @@ class GraspSimulation:
                 delta = min(2.0 * delta, delta_max)
             q_prev = q
         raise SolverError(f"the squeeze did not finish within {p.max_steps} steps")
-
-    def _stop_quantities(self, st: _State, use_force: bool) -> tuple[float, float]:
-        if not use_force:
-            return self._pad_energies(st.u)
-        x = self.system.collision_vertices(st.u)
-        f, _, _ = grip_forces(self.system, self._last_barrier, x, self.params.dhat_m, self.normals)
-        return (max(f[0], 0.0), max(f[1], 0.0))
 
     def _approach_limit(self, delta: float, touching: tuple[bool, bool]) -> float:
         """Closing increment that brings no untouched pad closer than 0.9 dhat to the object.

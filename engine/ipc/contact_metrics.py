@@ -33,13 +33,17 @@ class ContactSummary:
         }
 
 
+# grip_forces' result: each pad's grip force (N), its pad-object pairs, the closest gap (m).
+GripForces = tuple[tuple[float, float], tuple[int, int], float]
+
+
 def grip_forces(
     system: GraspSystem,
     barrier: ipctk.BarrierPotential,
     x: np.ndarray,
     dhat: float,
     closing_normals: tuple[np.ndarray, np.ndarray],
-) -> tuple[tuple[float, float], tuple[int, int], float]:
+) -> GripForces:
     """Object-on-pad contact force along each pad's closing direction (N), the number of
     active pad-object pairs, and the smallest pad-object distance (m).
 
@@ -70,9 +74,13 @@ def summarize_contacts(
     dhat: float,
     closing_normals: tuple[np.ndarray, np.ndarray],
     check_intersections: bool = True,
+    grip: GripForces | None = None,
 ) -> ContactSummary:
+    """`grip`: the result of grip_forces at u, when the caller has it already."""
     x = system.collision_vertices(u)
-    forces, pad_object, d_min = grip_forces(system, barrier, x, dhat, closing_normals)
+    if grip is None:
+        grip = grip_forces(system, barrier, x, dhat, closing_normals)
+    forces, pad_object, d_min = grip
     mesh, rows = system.pair_mesh(0, 1)
     pads = ipctk.NormalCollisions()
     pads.build(mesh, x[rows], dhat, 0.0, ipctk.LBVH())

@@ -176,3 +176,52 @@ def test_cancel_between_frames_keeps_frames_so_far():
     seen = []
     result = sim.run(on_frame=lambda f: seen.append(f) or len(seen) >= 3)
     assert len(seen) == 3 and result.reason == "cancelled" and not result.success
+
+
+def test_psi_threshold_below_the_pads_own_strain_is_reported_not_gripped():
+    """IPC-GraspSim's squeeze rule (A): Psi_th must exceed the strain that other forces
+    (gravity) give the pads, or the squeeze stops before the jaws grip. At E = 3e5 Pa the
+    pads' own weight strains them by ~2e-9 J, above the default Psi_th = 1e-9 J: the trial
+    says so with the fix instead of stopping the squeeze on gravity."""
+    sim, frames = _simulate(SimulationParams(youngs_modulus_pa=3e5, psi_th_j=1e-9))
+    r = sim.result
+    assert not r.success
+    assert r.reason == "squeeze threshold reached before gripping"
+    assert "raise Psi_th" in r.error and "1e-09 J" in r.error
+    last = frames[-1]
+    assert last.phase == "squeeze" and min(last.psi_j) >= 1e-9
+    assert last.contacts["contacts_pad1_object"] == last.contacts["contacts_pad2_object"] == 0
+    # Above that strain the same pads grip: the squeeze ends with both pads on the object.
+    sim, frames = _simulate(SimulationParams(youngs_modulus_pa=3e5, psi_th_j=1e-7))
+    end = [f for f in frames if f.phase == "squeeze"][-1]
+    assert sim.result.reason != "squeeze threshold reached before gripping"
+    assert min(end.contacts["contacts_pad1_object"], end.contacts["contacts_pad2_object"]) > 0
+    assert min(end.grip_force_n) > 0
+
+
+def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatch):
+    """The barrier stiffness belongs to the initial state: a squeeze step rolled back to it
+    must still let the ground's barrier carry the 3 g cube (ipctk only ever doubles kappa, so
+    a state with kappa 0 would let the object sink through the barrier zone for the rest of
+    the trial; it did, with Newton stalling on CCD, before this was fixed)."""
+    real = GraspSimulation._grip
+    calls = []
+
+    def first_step_overshoots(self, st):
+        calls.append(st.time_s)
+        if len(calls) == 1:
+            return (100.0, 100.0), (1, 1), 0.0  # 100 N, far above the window: rolled back
+        return real(self, st)
+
+    monkeypatch.setattr(GraspSimulation, "_grip", first_step_overshoots)
+    params = SimulationParams(squeeze_force_n=0.2)
+    obj = _cube()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    seen = []
+    sim.run(on_frame=lambda f: seen.append(f) or len(seen) >= 4)
+    assert sim.result.rollbacks == 1
+    for f in seen:
+        # Resting on the barrier: the weight is carried well inside (0, dhat), not at ~0.
+        assert 0.1 * params.dhat_m < f.object_min_z_m < params.dhat_m, f.object_min_z_m
+        assert f.newton_iterations < 10
