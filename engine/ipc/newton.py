@@ -156,6 +156,13 @@ def newton_solve(
                 break
             alpha *= 0.5
             if alpha * max_vertex_step(potential, du) < 0.1 * tol_m:
+                if np.isnan(e_trial):
+                    # Not round-off: the energy is undefined next to u, so u is no minimum.
+                    raise SolverError(
+                        "the incremental potential is not a number next to the current state "
+                        "(a contact without barrier stiffness or a degenerate pad element); "
+                        "try a smaller time step or a larger pad edge length"
+                    )
                 # No decrease possible along du: u is converged to round-off.
                 return NewtonResult(u, it, evaluations, potential.kappa, collisions)
         u, x, collisions, energy = trial, x_trial, c_trial, e_trial

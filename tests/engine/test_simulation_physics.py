@@ -11,6 +11,7 @@ import ipctk
 import numpy as np
 import pytest
 
+from engine.errors import SolverError
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import GRAVITY_M_S2, SimulationParams
@@ -225,3 +226,17 @@ def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatc
         # Resting on the barrier: the weight is carried well inside (0, dhat), not at ~0.
         assert 0.1 * params.dhat_m < f.object_min_z_m < params.dhat_m, f.object_min_z_m
         assert f.newton_iterations < 10
+
+
+def test_newton_reports_an_undefined_energy_instead_of_converging():
+    """Without barrier stiffness (kappa 0) nothing holds the resting cube up: Newton's step
+    lets it fall under gravity (g h^2 = 1 mm per step), CCD stops it at the ground plane, and
+    the energy there is 0 x inf = NaN. Newton must report that as a failure, not as a
+    converged state (it did, which let such a trial run on with frozen pads)."""
+    params = SimulationParams()
+    obj = _cube()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    sim._state.kappa = 0.0
+    with pytest.raises(SolverError, match="not a number"):
+        sim._step(1e-4, 0.0)
