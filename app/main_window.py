@@ -54,8 +54,8 @@ from app.worker_messages import FramePacket, TrialJob
 from engine.errors import GraspError, IpcGraspError, MeshError
 from engine.grasp.antipodal import antipodal_grasp, contacts_along_axis, grasp_from_pose
 from engine.grasp.frames import TrialResult
-from engine.grasp.grasp import Grasp, sample_perturbations
-from engine.grasp.trials import TrialSpec
+from engine.grasp.grasp import Grasp
+from engine.grasp.trials import plan_trials
 from engine.gripper.pad_fields import PadFieldEvaluator, pad_displacement
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
 from engine.io.session import (
@@ -762,27 +762,16 @@ class MainWindow(QMainWindow):
             return False
         self._run_counter += 1
         run = d.new_run(self._run_counter)
-        nominal = d.grasp.pose()
-        spec: TrialSpec = d.spec
-        if spec.n_trials == 1:
-            perts = [None]  # a single trial runs the nominal grasp
-        else:
-            perts = sample_perturbations(
-                spec.n_trials, spec.seed, spec.translation_sigma_m, spec.rotation_sigma_rad
-            )
         jobs = []
-        for k, pert in enumerate(perts):
-            pose = nominal if pert is None else pert.apply(nominal)
-            pdict = {} if pert is None else pert.to_dict()
-            run.trials[k] = TrialRecord(k, pose, "queued")
+        for planned in plan_trials(d.grasp, d.spec):
+            k = planned.index
+            run.trials[k] = TrialRecord(k, planned.pose, "queued")
             jobs.append(
                 TrialJob(
                     run.run_id,
-                    k,
+                    planned,
                     d.obj,
-                    pose,
                     d.params,
-                    pdict,
                     max_frames,
                     crash_after if k == 0 else None,
                 )

@@ -158,7 +158,7 @@ class SimulationController(QObject):
         while self._pending:
             job = self._pending.popleft()
             result = TrialResult(trial=job.trial, success=False, reason="cancelled")
-            result.perturbation = dict(job.perturbation)
+            result.perturbation = job.planned.perturbation_dict
             self._finish(job.trial, result, "cancelled")
         now = time.monotonic()
         for w in self._workers:
@@ -249,7 +249,7 @@ class SimulationController(QObject):
             w.inbox.cancel_join_thread()
             if job is not None and job.run_id == self._run_id:
                 result = TrialResult(trial=job.trial, success=False, reason="cancelled")
-                result.perturbation = dict(job.perturbation)
+                result.perturbation = job.planned.perturbation_dict
                 result.frames = w.frames_seen
                 status = "cancelled"
                 if not overdue:

@@ -62,55 +62,43 @@ def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
 
 
 def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dict) -> None:
-    from engine.errors import IpcGraspError
-    from engine.grasp.frames import TrialResult
-    from engine.grasp.simulation import GraspSimulation, build_pad
+    from engine.grasp.frames import Frame, TrialResult
+    from engine.grasp.simulation import build_pad
+    from engine.grasp.trials import CANCELLED, run_trial
     from engine.gripper.pad_fields import PadFieldEvaluator
 
     outbox.put(TrialStarted(worker, job.run_id, job.trial))
     p = job.params
-    cancelled = False
     result = TrialResult(trial=job.trial, success=False, reason="not run")
-    result.perturbation = dict(job.perturbation)
+    result.perturbation = job.planned.perturbation_dict
+    count = 0
+
+    def on_frame(frame: Frame) -> str | None:
+        nonlocal count
+        count += 1
+        energy = (
+            fields.energy_density(frame.pad_vertices[0]).astype("float32"),
+            fields.energy_density(frame.pad_vertices[1]).astype("float32"),
+        )
+        outbox.put(FramePacket(worker, job.run_id, job.trial, frame, energy))
+        if job.crash_after_frames is not None and count >= job.crash_after_frames:
+            os._exit(3)  # tests: simulate a crash (no cleanup, like a segfault)
+        if cancel.is_set():
+            return CANCELLED
+        if job.max_frames is not None and count >= job.max_frames:
+            return "stopped after max frames"
+        return None
+
     try:
         key = (p.pad, p.pad_edge_length_m, p.pad_layers)
         if key not in caches:
             caches[key] = build_pad(p)
         pad = caches[key]
         fields = PadFieldEvaluator(pad, p.youngs_modulus_pa, p.poisson_ratio)
-        try:
-            sim = GraspSimulation(
-                job.obj,
-                job.gripper_pose,
-                p,
-                pad=pad,
-                trial=job.trial,
-                perturbation=job.perturbation,
-            )
-        except IpcGraspError as exc:
-            result.reason = "invalid perturbed grasp"
-            result.error = str(exc)
-        else:
-            gen = sim.frames()
-            count = 0
-            for frame in gen:
-                count += 1
-                energy = (
-                    fields.energy_density(frame.pad_vertices[0]).astype("float32"),
-                    fields.energy_density(frame.pad_vertices[1]).astype("float32"),
-                )
-                outbox.put(FramePacket(worker, job.run_id, job.trial, frame, energy))
-                if job.crash_after_frames is not None and count >= job.crash_after_frames:
-                    os._exit(3)  # tests: simulate a crash (no cleanup, like a segfault)
-                if cancel.is_set() or (job.max_frames is not None and count >= job.max_frames):
-                    gen.close()
-                    cancelled = cancel.is_set()
-                    sim.result.reason = "cancelled" if cancelled else "stopped after max frames"
-                    break
-            result = sim.result
+        result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame)
     except Exception as exc:  # report, never die: the GUI marks the trial failed with this
         result.success = False
         result.reason = "worker error"
         result.error = f"{type(exc).__name__}: {exc}"
         traceback.print_exc()
-    outbox.put(TrialEnded(worker, job.run_id, job.trial, result, cancelled))
+    outbox.put(TrialEnded(worker, job.run_id, job.trial, result, result.reason == CANCELLED))

@@ -6,27 +6,30 @@ Frames and results plus numpy fields, so nothing VTK or Qt ever crosses a proces
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
+from engine.grasp.trials import PlannedTrial
 from engine.scene.resting import RestingObject
 
 
 @dataclass(frozen=True, eq=False)
 class TrialJob:
-    """Run one (already perturbed) squeeze-lift trial."""
+    """Run one planned squeeze-lift trial (engine.grasp.trials.plan_trials made its pose)."""
 
     run_id: int
-    trial: int
+    planned: PlannedTrial
     obj: RestingObject
-    gripper_pose: np.ndarray
     params: SimulationParams
-    perturbation: dict[str, float] = field(default_factory=dict)
     max_frames: int | None = None  # stop after this many frames (smoke test, benchmarks)
     crash_after_frames: int | None = None  # tests only: the worker dies (os._exit) here
+
+    @property
+    def trial(self) -> int:
+        return self.planned.index
 
 
 @dataclass(frozen=True)
