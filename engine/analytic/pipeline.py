@@ -66,7 +66,7 @@ class _PoseContacts:
         self, geom: ObjectGeometry, pose: np.ndarray, params: AnalyticParams, outline: PadOutline
     ) -> None:
         self.geom, self.pose, self.params, self.outline = geom, pose, params, outline
-        self._cache: dict[str, tuple[object, BaseException | None, float]] = {}
+        self._cache: dict[str, tuple[object, Exception | None, float]] = {}
 
     def _get(self, name: str, compute: Callable[[], object]) -> object:
         if name not in self._cache:

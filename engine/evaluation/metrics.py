@@ -28,13 +28,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 EXPANSION = 5  # binary labels per grasp (the physical trials per grasp in the REACH data)
 PAPER_THRESHOLDS = np.arange(0.0, 1.1, 0.1)  # exactly the paper's 11 thresholds
 
 
 def precision_recall_curve(
-    y_true: Sequence[int], y_score: Sequence[float]
+    y_true: ArrayLike, y_score: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Precision and recall at each distinct score, highest threshold first (sklearn semantics).
 
@@ -58,7 +59,7 @@ def precision_recall_curve(
     return precision, recall, s[last_of_tie]
 
 
-def average_precision(y_true: Sequence[int], y_score: Sequence[float]) -> float:
+def average_precision(y_true: ArrayLike, y_score: ArrayLike) -> float:
     """sklearn's average_precision_score: sum over thresholds of (R_k - R_{k-1}) P_k.
 
     Thresholds are the distinct scores, highest first, R_0 = 0 (no interpolation). Returns 0
@@ -71,7 +72,7 @@ def average_precision(y_true: Sequence[int], y_score: Sequence[float]) -> float:
     return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
 
 
-def recall(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
+def recall(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """TP / (TP + FN); 0 when there is no positive label (sklearn's zero_division)."""
     y = np.asarray(y_true, dtype=bool).ravel()
     p = np.asarray(y_pred, dtype=bool).ravel()

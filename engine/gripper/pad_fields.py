@@ -49,9 +49,10 @@ def pad_rest_positions(
     """World positions both pads would have undeformed, carried by their plates."""
     jaws = place_jaws(np.asarray(gripper_pose, dtype=float), open_width_m)
     up = np.array([0.0, 0.0, plate_lift_m])
-    return tuple(  # type: ignore[return-value]
+    left, right = (
         jaw.to_world(np.asarray(pad.vertices)) + plate_travel_m * jaw.normal + up for jaw in jaws
     )
+    return left, right
 
 
 def pad_displacement(
@@ -64,7 +65,8 @@ def pad_displacement(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n,) deformation displacement magnitude (m) of each pad's vertices relative to the plate."""
     rest = pad_rest_positions(pad, gripper_pose, open_width_m, plate_travel_m, plate_lift_m)
-    return tuple(  # type: ignore[return-value]
+    left, right = (
         np.linalg.norm(np.asarray(x, dtype=float) - r, axis=1)
         for x, r in zip(positions, rest, strict=True)
     )
+    return left, right

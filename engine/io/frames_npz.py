@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,9 @@ def save_frames(
         "phases": list(PHASES),
         "contact_columns": list(CONTACT_COLUMNS),
     }
-    arrays: dict[str, np.ndarray] = {
+    # Values typed Any: numpy's stub reserves the keyword `allow_pickle` among savez's **arrays
+    # (our names never collide with it: meta, pad_*, object_*, t{k}/...).
+    arrays: dict[str, Any] = {
         "meta": np.array(json.dumps(meta)),
         "pad_tets": np.asarray(pad_tets, dtype=np.int32),
         "pad_surface_faces": np.asarray(pad_surface_faces, dtype=np.int32),

@@ -54,7 +54,7 @@ class ObjectMesh:
 
 
 def _frozen(array: np.ndarray, dtype: type) -> np.ndarray:
-    out = np.ascontiguousarray(array, dtype=dtype).copy()
+    out: np.ndarray = np.ascontiguousarray(array, dtype=dtype).copy()
     out.flags.writeable = False
     return out
 
@@ -263,14 +263,14 @@ def _bisect_longest_edges(
     """
     if count <= 0:
         return vertices, faces
-    vertices = [tuple(v) for v in vertices]
+    points: list[tuple[float, ...]] = [tuple(float(x) for x in v) for v in vertices]
     edges = np.unique(np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1), axis=0)
-    scale = max(math.dist(vertices[i], vertices[j]) for i, j in edges)
+    scale = max(math.dist(points[i], points[j]) for i, j in edges)
 
     def entry(i: int, j: int) -> tuple[float, int, int]:
         i, j = min(i, j), max(i, j)
         # Rounded so that equal lengths compare equal despite floating-point noise.
-        return (-round(math.dist(vertices[i], vertices[j]) / scale, 9), i, j)
+        return (-round(math.dist(points[i], points[j]) / scale, 9), i, j)
 
     heap = [entry(int(i), int(j)) for i, j in edges]
     heapq.heapify(heap)
@@ -280,14 +280,14 @@ def _bisect_longest_edges(
         while (a, b) not in live:
             _, a, b = heapq.heappop(heap)
         live.discard((a, b))
-        mid = len(vertices)
-        vertices.append(tuple(0.5 * (np.asarray(vertices[a]) + np.asarray(vertices[b]))))
+        mid = len(points)
+        points.append(tuple(0.5 * (np.asarray(points[a]) + np.asarray(points[b]))))
         faces, opposite = _bisect_edge(faces, a, b, mid)
         for other in (a, b, *opposite.tolist()):
             new = entry(other, mid)
             live.add((new[1], new[2]))
             heapq.heappush(heap, new)
-    return np.array(vertices, dtype=np.float64), faces
+    return np.array(points, dtype=np.float64), faces
 
 
 def builtin_cube(size_m: float = 0.03, target_vertices: int | None = None) -> ObjectMesh:

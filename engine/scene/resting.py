@@ -47,7 +47,7 @@ class RestingObject:
 
 
 def _frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
-    out = np.array(array, dtype=dtype)
+    out: np.ndarray = np.array(array, dtype=dtype)
     out.flags.writeable = False
     return out
 

@@ -6,6 +6,7 @@ import time
 import warnings
 
 import cvxpy as cp
+import numpy as np
 
 from engine.errors import SolverError
 
@@ -30,3 +31,17 @@ def solve_with_clarabel(problem: cp.Problem, what: str) -> tuple[str, float]:
             f"{what}: Clarabel returned {problem.status}; try another fine level or fewer samples"
         )
     return str(problem.status), time.perf_counter() - start
+
+
+def solved_value(variable: cp.Variable, what: str) -> np.ndarray:
+    """The value of `variable` after a successful solve, as a float array.
+
+    cvxpy leaves it None when the problem was not solved; that is a SolverError here, not an
+    AttributeError later.
+    """
+    value = variable.value
+    if value is None:
+        raise SolverError(
+            f"{what}: Clarabel returned no solution; try another fine level or fewer samples"
+        )
+    return np.asarray(value, dtype=float)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 
-from engine.analytic.sixdls.conic import solve_with_clarabel
+from engine.analytic.sixdls.conic import solve_with_clarabel, solved_value
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,8 +64,10 @@ def fit_ellipsoid(
         gap = w @ a - cp.multiply(cp.reshape(s, (len(w), 1), order="F"), np.asarray(normals))
         objective = objective + twist_weight * cp.sum(cp.norm(gap, 2, axis=1))
     problem = cp.Problem(cp.Minimize(objective), [a >> min_eigenvalue * np.eye(d)])
-    status, seconds = solve_with_clarabel(problem, "ellipsoid limit-surface fit")
-    mat = 0.5 * (a.value + a.value.T)
+    what = "ellipsoid limit-surface fit"
+    status, seconds = solve_with_clarabel(problem, what)
+    a_value = solved_value(a, what)
+    mat = 0.5 * (a_value + a_value.T)
     # Clarabel's tolerance can leave an eigenvalue a hair below eps; clip so A stays PD.
     vals, vecs = np.linalg.eigh(mat)
     mat = (vecs * np.maximum(vals, min_eigenvalue)) @ vecs.T

@@ -70,10 +70,10 @@ def downsample_indices(points: np.ndarray, cells_per_range: float = 2.5) -> np.n
     inverse = inverse.reshape(-1)
     m = int(inverse.max()) + 1
     counts = np.bincount(inverse, minlength=m)
-    means = np.stack(
+    sums = np.stack(
         [np.bincount(inverse, weights=x[:, k], minlength=m) for k in range(x.shape[1])], axis=1
     )
-    means /= counts[:, None]
+    means = sums / counts[:, None]
     dist = np.sum((x - means[inverse]) ** 2, axis=1)
     # By cell, then by distance to the cell mean; rounding lets exact ties (symmetric patches
     # give mirror-image samples) go to the lower index instead of to float noise.

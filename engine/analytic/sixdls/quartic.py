@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 
-from engine.analytic.sixdls.conic import solve_with_clarabel
+from engine.analytic.sixdls.conic import solve_with_clarabel, solved_value
 from engine.analytic.sixdls.polynomials import (
     gradient_map,
     monomial_exponents,
@@ -108,9 +108,7 @@ def fit_quartic(
         v1 @ cp.vec(gram, order="F") == v2 @ c,
         gram >> min_eigenvalue * np.eye(d * d),
     ]
-    status, seconds = solve_with_clarabel(
-        cp.Problem(cp.Minimize(objective), constraints), "quartic limit-surface fit"
-    )
-    return QuarticLS(
-        np.asarray(c.value, dtype=float), 0.5 * (gram.value + gram.value.T), status, seconds
-    )
+    what = "quartic limit-surface fit"
+    status, seconds = solve_with_clarabel(cp.Problem(cp.Minimize(objective), constraints), what)
+    gram_value = solved_value(gram, what)
+    return QuarticLS(solved_value(c, what), 0.5 * (gram_value + gram_value.T), status, seconds)
