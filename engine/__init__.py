@@ -3,4 +3,5 @@
 Everything here is SI (metres, kilograms, seconds, newtons, pascals, joules) and never imports Qt.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""The release version: the single source (pyproject reads it; engine.version adds the commit)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.grasp.params import GRAVITY_M_S2
+from engine.constants import GRAVITY_M_S2
 
 
 def gravity_wrench(mass_kg: float) -> np.ndarray:

@@ -32,6 +32,7 @@ class ResumeInfo:
     unreadable_rows: list[int] = field(default_factory=list)  # line numbers
     repaired_bytes: int = 0  # length of a half-written last line that was cut off
     missing_columns: list[str] = field(default_factory=list)  # file from another version
+    versions: dict[str, int] = field(default_factory=dict)  # rows per engine build
 
 
 def _one_line(value: object) -> object:
@@ -115,6 +116,7 @@ class ResultsStore:
         info.missing_columns = [c for c in self.columns if c not in header]
         self.columns = header
         key_at, status_at = header.index("task_key"), header.index("status")
+        version_at = header.index("ipcgrasp_version") if "ipcgrasp_version" in header else -1
         for values in reader:
             if not values:
                 continue
@@ -123,6 +125,8 @@ class ResultsStore:
                 info.unreadable_rows.append(reader.line_num)
                 continue
             key, status = values[key_at], values[status_at]
+            version = values[version_at] if version_at >= 0 else "unknown"
+            info.versions[version] = info.versions.get(version, 0) + 1
             if status == STATUS_OK:
                 info.ok_keys.add(key)
                 info.error_keys.discard(key)

@@ -4,8 +4,13 @@ A task is plain picklable data (it travels to spawn workers and Ray workers); `r
 it into one result row and never raises: a failure becomes a row with status 'error' and why.
 
 Seeds: every grasp gets its own perturbation seed derived from (batch seed, grasp id), and the
-same list is used by every model (IPC trial k uses sample_perturbations(., grasp_seed)[k], the
-analytic models get `samples` perturbations from the same seed), so model comparisons are paired.
+same list is used by every model (IPC trial k is trial k of the grasp's trial plan,
+engine.grasp.trials.plan_trials with that seed: the nominal pose when N = 1, else
+sample_perturbations(N, grasp_seed)[k]; the analytic models get `samples` perturbations from the
+same seed), so model comparisons are paired.
+
+Task keys include the engine build (engine.version.build_id), so rows of other solver code are
+never taken for this code's results.
 """
 
 from __future__ import annotations
@@ -25,13 +30,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from engine import __version__
+from engine import schema
 from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
 from engine.errors import IpcGraspError, ParameterError
-from engine.grasp.frames import TrialResult
-from engine.grasp.grasp import Grasp, sample_perturbations
+from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
+from engine.version import build_id
 
 IPC = "ipc"
 ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
@@ -44,7 +50,7 @@ STATUS_ERROR = "error"
 _IPC_OUTCOMES = [
     c for c in OUTCOME_COLUMNS if c not in ("trial", "success", "reason", "error", "wall_time_s")
 ]
-PARAM_COLUMNS = [f"param_{f.name}" for f in dataclasses.fields(SimulationParams)]
+PARAM_COLUMNS = schema.columns(SimulationParams)
 
 RESULT_COLUMNS = (
     "task_key",
@@ -118,11 +124,10 @@ class BatchConfig:
     """Batch-wide settings; per-row parameters of the grasp table override `params`."""
 
     models: tuple[str, ...] = (IPC,)
-    trials: int = 5
+    # The IPC trial plan of every grasp (n_trials, batch seed, sigmas); each grasp's plan uses
+    # its own seed derived from (spec.seed, grasp id), see grasp_seed.
+    spec: TrialSpec = field(default_factory=lambda: TrialSpec(n_trials=5))
     samples: int = 100
-    seed: int = 0
-    translation_sigma_m: float = 0.001
-    rotation_sigma_rad: float = 0.003
     params: SimulationParams = field(default_factory=SimulationParams)
     analytic_mu: float | None = None  # friction of the analytic models; None: params.mu
 
@@ -170,13 +175,16 @@ def grasp_seed(seed: int, grasp_id: str) -> int:
 def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -> dict:
     """What defines a model's result besides the grasp (goes into keys and config ids)."""
     common = {
+        "engine": build_id(),
         "model": model,
-        "seed": config.seed,
-        "translation_sigma_m": config.translation_sigma_m,
-        "rotation_sigma_rad": config.rotation_sigma_rad,
+        "seed": config.spec.seed,
+        "translation_sigma_m": config.spec.translation_sigma_m,
+        "rotation_sigma_rad": config.spec.rotation_sigma_rad,
     }
     if model == IPC:
-        return {**common, "params": params.to_dict()}
+        # N = 1 runs the nominal pose, N >= 2 perturbed ones (engine.grasp.trials).
+        pose = "nominal" if config.spec.n_trials == 1 else "perturbed"
+        return {**common, "pose": pose, "params": params.to_dict()}
     mu = params.mu if config.analytic_mu is None else config.analytic_mu
     return {**common, "mu": mu, "pad": params.pad, "samples": config.samples}
 
@@ -188,8 +196,8 @@ def make_tasks(
 
     `overrides` (e.g. a grid cell's E and mu) win over both the batch and the row parameters.
     """
-    if config.trials < 1 and IPC in config.models:
-        raise ParameterError(f"--trials must be >= 1 (got {config.trials})")
+    if IPC in config.models:
+        config.spec.validate()
     if config.samples < 1 and any(m != IPC for m in config.models):
         raise ParameterError(f"--samples must be >= 1 (got {config.samples})")
     batch_params = replace(config.params, **(overrides or {})).validate()
@@ -198,11 +206,11 @@ def make_tasks(
         params = batch_params
         if spec.params and not spec.error:
             params = replace(config.params, **{**spec.params, **(overrides or {})})
-        gseed = grasp_seed(config.seed, spec.grasp_id)
+        gseed = grasp_seed(config.spec.seed, spec.grasp_id)
         for model in config.models:
             settings = _model_settings(model, params, config)
             config_id = _digest(_model_settings(model, batch_params, config), 8)
-            trials = range(config.trials) if model == IPC else [-1]
+            trials = range(config.spec.n_trials) if model == IPC else [-1]
             for trial in trials:
                 key = _digest({"grasp": spec.identity(), "trial": trial, **settings})
                 tasks.append(
@@ -232,7 +240,7 @@ def _versions() -> dict[str, str]:
     except PackageNotFoundError:
         ipctk_version = ""
     return {
-        "ipcgrasp_version": __version__,
+        "ipcgrasp_version": build_id(),
         "python_version": platform.python_version(),
         "numpy_version": np.__version__,
         "ipctk_version": ipctk_version,
@@ -280,10 +288,10 @@ def base_row(task: Task) -> dict[str, object]:
             "grasp_id": spec.grasp_id,
             "trial": task.trial if task.trial >= 0 else "",
             "config": task.config_id,
-            "seed": cfg.seed,
+            "seed": cfg.spec.seed,
             "grasp_seed": task.grasp_seed,
-            "translation_sigma": cfg.translation_sigma_m,
-            "rotation_sigma": cfg.rotation_sigma_rad,
+            "translation_sigma": cfg.spec.translation_sigma_m,
+            "rotation_sigma": cfg.spec.rotation_sigma_rad,
             "samples": cfg.samples if task.model != IPC else "",
             "grasps_file": task.grasps_file,
             "grasps_sha256": task.grasps_sha256,
@@ -295,7 +303,7 @@ def base_row(task: Task) -> dict[str, object]:
             **_versions(),
         }
     )
-    row.update({f"param_{k}": ("" if v is None else v) for k, v in task.params.to_dict().items()})
+    row.update(schema.to_row(task.params))
     return row
 
 
@@ -315,32 +323,14 @@ def _describe_scene(row: dict, obj, mesh, grasp: Grasp) -> None:
 
 
 def _run_ipc(task: Task, row: dict, obj, grasp: Grasp) -> None:
-    from engine.grasp.simulation import GraspSimulation
-
     p, cfg = task.params, task.config
-    pert = sample_perturbations(
-        task.trial + 1, task.grasp_seed, cfg.translation_sigma_m, cfg.rotation_sigma_rad
-    )[task.trial]
-    try:
-        sim = GraspSimulation(
-            obj,
-            pert.apply(grasp.pose()),
-            p,
-            pad=_pad(p.pad, p.pad_edge_length_m, p.pad_layers),
-            trial=task.trial,
-            perturbation=pert.to_dict(),
-        )
-    except IpcGraspError as exc:
-        # As run_trials does: a perturbed pose that cannot be executed is a failed trial.
-        result = TrialResult(
-            trial=task.trial,
-            success=False,
-            reason="invalid perturbed grasp",
-            error=str(exc),
-            perturbation=pert.to_dict(),
-        )
-    else:
-        result = sim.run()
+    plan = dataclasses.replace(cfg.spec, seed=task.grasp_seed)
+    result = run_trial(
+        obj,
+        planned_trial(grasp, plan, task.trial),
+        p,
+        pad=_pad(p.pad, p.pad_edge_length_m, p.pad_layers),
+    )
     data = result.as_json()
     row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
     row["success"] = bool(result.success)
@@ -359,8 +349,8 @@ def analytic_params_for(task: Task):
         "mu": task.params.mu if cfg.analytic_mu is None else cfg.analytic_mu,
         "pad": task.params.pad,
         "pad_edge_length_m": task.params.pad_edge_length_m,
-        "translation_sigma_m": cfg.translation_sigma_m,
-        "rotation_sigma_rad": cfg.rotation_sigma_rad,
+        "translation_sigma_m": cfg.spec.translation_sigma_m,
+        "rotation_sigma_rad": cfg.spec.rotation_sigma_rad,
     }
     names = {f.name for f in dataclasses.fields(AnalyticParams)}
     return AnalyticParams(**{k: v for k, v in wanted.items() if k in names})

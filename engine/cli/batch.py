@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from engine import schema
 from engine.batch.grasp_table import GraspTable, read_grasp_table
 from engine.batch.progress import Progress, format_duration
 from engine.batch.results_store import ResultsStore, ResumeInfo
@@ -13,11 +14,17 @@ from engine.batch.runner import BatchSummary, pending_tasks, run_batch
 from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
+from engine.grasp.trials import TrialSpec
+from engine.version import build_id
 
 
-def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None:
-    """Options shared by `batch` and `grid`: grasps, trials, physics, execution."""
-    d = SimulationParams()
+def add_batch_arguments(
+    p: argparse.ArgumentParser, models: bool = True, exclude: tuple[str, ...] = ()
+) -> None:
+    """Options shared by `batch` and `grid`: grasps, trials, physics, execution.
+
+    `exclude` names SimulationParams fields the command gives its own flags for (grid's lists).
+    """
     p.add_argument("grasps", metavar="GRASPS", help="grasp CSV or REACH-format JSON")
     if models:
         p.add_argument(
@@ -25,26 +32,16 @@ def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None
             default="ipc",
             help=f"comma-separated models among {','.join(MODELS)}",
         )
-    p.add_argument("--trials", type=int, default=5, help="IPC trials per grasp")
+    schema.add_arguments(
+        p.add_argument_group("IPC trials of each grasp"), TrialSpec, defaults={"n_trials": 5}
+    )
     p.add_argument(
         "--samples", type=int, default=100, help="perturbation samples per analytic model"
     )
-    p.add_argument(
-        "--seed", type=int, default=0, help="batch seed (per-grasp seeds derive from it)"
-    )
-    p.add_argument("--translation-sigma", type=float, default=0.001, help="m")
-    p.add_argument("--rotation-sigma", type=float, default=0.003, help="rad")
-    p.add_argument("--pad", choices=["rounded", "rectangular"], default=d.pad)
-    p.add_argument("--pad-edge", type=float, default=d.pad_edge_length_m, help="pad tet edge, m")
-    p.add_argument("--psi-th", type=float, default=d.psi_th_j, help="squeeze stop energy, J")
-    p.add_argument("--squeeze-force", type=float, help="squeeze stop force per pad, N")
-    p.add_argument("--mu-ground", type=float, help="object-ground friction (default: mu)")
-    p.add_argument(
-        "--auto-open",
-        type=float,
-        default=d.auto_open_m,
-        help="m: if the open jaws touch the object, open up to this much wider in 1 mm steps "
-        "until they clear it by 1 mm, as IPC-GraspSim does (0: such a trial fails)",
+    schema.add_arguments(
+        p.add_argument_group("simulation parameters (SI units; per-row values win)"),
+        SimulationParams,
+        exclude=exclude,
     )
     p.add_argument("--mesh-dir", help="folder of REACH meshes <obj>.obj (default: the JSON's)")
     p.add_argument("--mass", type=float, help="object mass in kg for rows that give none")
@@ -58,6 +55,12 @@ def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None
     p.add_argument(
         "--retry-errors", action="store_true", help="re-run tasks that ended with an error row"
     )
+    p.add_argument(
+        "--allow-mixed-versions",
+        action="store_true",
+        help="resume a results file that holds rows of another engine build: its rows are "
+        "kept, every task runs again with this build and rows say which build made them",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--progress-interval",
@@ -68,7 +71,6 @@ def add_batch_arguments(p: argparse.ArgumentParser, models: bool = True) -> None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    d = SimulationParams()
     p = sub.add_parser(
         "batch",
         help="label many grasps (IPC and analytic models), resumable, local or Ray",
@@ -80,42 +82,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_batch_arguments(p)
     p.add_argument("--out", required=True, help="results CSV (appended to, resumable)")
-    p.add_argument("--E", dest="youngs_modulus", type=float, default=d.youngs_modulus_pa, help="Pa")
-    p.add_argument("--mu", type=float, default=d.mu, help="pad-object friction (every model)")
     p.add_argument(
         "--analytic-mu", type=float, help="friction of the analytic models (default: --mu)"
     )
     p.set_defaults(run=run)
 
 
-def params_from_args(args: argparse.Namespace, youngs_modulus: float, mu: float):
-    return SimulationParams(
-        youngs_modulus_pa=youngs_modulus,
-        mu=mu,
-        mu_ground=args.mu_ground,
-        psi_th_j=args.psi_th,
-        squeeze_force_n=args.squeeze_force,
-        pad=args.pad,
-        pad_edge_length_m=args.pad_edge,
-        auto_open_m=args.auto_open,
-    ).validate()
+def params_from_args(args: argparse.Namespace, **overrides: float) -> SimulationParams:
+    """The batch-wide simulation parameters from the flags (`overrides` for grid's E and mu)."""
+    return schema.from_args(SimulationParams, args, **overrides)
 
 
 def config_from_args(
     args: argparse.Namespace, models: tuple[str, ...], params: SimulationParams
 ) -> BatchConfig:
-    for name in ("translation_sigma", "rotation_sigma"):
-        if not getattr(args, name) >= 0:
-            raise ParameterError(f"--{name.replace('_', '-')} must be >= 0")
+    """The batch-wide settings from the flags."""
     if args.workers is not None and args.workers < 0:
         raise ParameterError(f"--workers must be >= 0 (got {args.workers})")
     return BatchConfig(
         models=models,
-        trials=args.trials,
+        spec=schema.from_args(TrialSpec, args),
         samples=args.samples,
-        seed=args.seed,
-        translation_sigma_m=args.translation_sigma,
-        rotation_sigma_rad=args.rotation_sigma,
         params=params,
         analytic_mu=getattr(args, "analytic_mu", None),
     )
@@ -140,6 +127,7 @@ def execute(
     store = ResultsStore(out)
     info = store.open()
     try:
+        _check_versions(out, info, getattr(args, "allow_mixed_versions", False))
         _report_resume(prog, out, info, tasks, args.retry_errors)
         progress = Progress(
             len({t.key for t in tasks}),
@@ -182,6 +170,20 @@ def execute(
                 file=sys.stderr,
             )
     return summary
+
+
+def _check_versions(out: str, info: ResumeInfo, allow: bool) -> None:
+    """Refuse to add this build's rows to a file of another build's rows unless allowed."""
+    other = {v: n for v, n in info.versions.items() if v != build_id()}
+    if not other or allow:
+        return
+    found = ", ".join(f"{n} rows of ipcgrasp {v}" for v, n in sorted(other.items()))
+    raise ParameterError(
+        f"{out} holds {found}; this is ipcgrasp {build_id()}, whose solver may give other "
+        "outcomes, so its rows would be mixed with them. Write to a new --out, or pass "
+        "--allow-mixed-versions to keep the old rows and run every task again with this build "
+        "(each row names its build in ipcgrasp_version)"
+    )
 
 
 def _report_resume(
@@ -227,7 +229,7 @@ def _report_resume(
 
 def run(args: argparse.Namespace) -> int:
     models = parse_models(args.models)
-    params = params_from_args(args, args.youngs_modulus, args.mu)
+    params = params_from_args(args)
     config = config_from_args(args, models, params)
     table = load_table(args)
     tasks = make_tasks(table, config)

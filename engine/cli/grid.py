@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_batch_arguments(p, models=False)
+    add_batch_arguments(p, models=False, exclude=("youngs_modulus_pa", "mu"))
     p.add_argument(
         "--E", dest="e_values", default="1e7,1e8,1e9,1e10,1e11", help="Pa, comma-separated"
     )
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
     table = load_table(args)
-    params = params_from_args(args, e_values[0], mu_values[0])
+    params = params_from_args(args, youngs_modulus_pa=e_values[0], mu=mu_values[0])
     config = config_from_args(args, (IPC,), params)
     cell_tasks: dict[tuple[float, float], list[Task]] = {}
     for e in e_values:

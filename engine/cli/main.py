@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine import __version__
 from engine.cli import analyze, batch, calibrate, evaluate, grid, simulate
 from engine.errors import IpcGraspError
+from engine.version import build_id
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ipcgrasp",
         description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
     )
-    parser.add_argument("--version", action="version", version=f"ipcgrasp {__version__}")
+    parser.add_argument("--version", action="version", version=f"ipcgrasp {build_id()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate.add_parser(sub)
     calibrate.add_parser(sub)

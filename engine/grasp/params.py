@@ -1,13 +1,20 @@
-"""Simulation parameters (SI units) and their validation."""
+"""Simulation parameters (SI units), each declared once with its unit, range, flag and widget.
+
+See engine.schema for what is generated from the declarations (validation, CLI flags, the app's
+parameter dock, CSV columns, session I/O).
+"""
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
+from engine.constants import GRAVITY_M_S2 as GRAVITY_M_S2  # re-exported for old imports
 from engine.errors import ParameterError
+from engine.gripper.pad_geometry import PAD_PRESETS
+from engine.schema import ParamSpec, check_fields, param, to_dict
 
-GRAVITY_M_S2 = 9.81
+_ADV = ParamSpec(unit="", help="", group="advanced")
+_SOLVER = ParamSpec(unit="", help="", group="solver", widget="none")
 
 
 @dataclass(frozen=True)
@@ -19,91 +26,309 @@ class SimulationParams:
     normal forces reach that value (N) instead.
     """
 
-    youngs_modulus_pa: float = 1e8
-    poisson_ratio: float = 0.45
-    pad_density_kg_m3: float = 1000.0
-    mu: float = 0.4  # pad-object (and pad-pad) friction coefficient
-    mu_ground: float | None = None  # object-ground friction; None: same as mu
-    psi_th_j: float = 1e-9
-    squeeze_force_n: float | None = None
-    psi_balance_tol: float = 0.3  # |Psi1 - Psi2| <= tol * max(Psi1, Psi2)
-    threshold_overshoot: float = (
-        0.25  # accept the squeeze when the stop quantity is in [th, (1+x) th]
+    youngs_modulus_pa: float = param(
+        1e8,
+        unit="Pa",
+        help="Young's modulus E of the pads (silicone 1e6-1e8 Pa; IPC-GraspSim's default 1e8 Pa)",
+        low=1e4,
+        high=1e12,
+        flag="--E",
+        label="E",
+        widget="log",
+        group="material",
     )
-    pad: str = "rounded"
-    pad_edge_length_m: float = 0.003
-    pad_layers: int | None = None
-    open_width_m: float = 0.050
-    auto_open_m: float = (
-        0.0  # if > 0, open up to this much wider to clear the object (IPC-GraspSim)
+    poisson_ratio: float = param(
+        0.45,
+        _ADV,
+        help="Poisson ratio of the pads (silicone rubber 0.45-0.49)",
+        low=0.0,
+        high=0.5,
+        high_inclusive=False,
+        flag="--nu",
+        label="Poisson ratio ν",
+        step=0.01,
     )
-    time_step_s: float = 0.01
-    closing_speed_m_s: float = 0.1
-    lift_speed_m_s: float = 0.1
-    lift_ramp_s: float = 0.05  # the lift accelerates to lift_speed over this time (2 m/s^2)
-    lift_height_m: float = 0.02
-    slip_tolerance_m: float = 0.005  # plates may rise this much more than the object
-    hold_time_s: float = 0.05
-    dhat_m: float = 1e-4  # barrier activation distance
-    eps_v_m_s: float = 1e-3  # friction static-to-dynamic velocity threshold
-    object_stiffness_pa: float | None = None  # orthogonality stiffness; None: max(1e9, 100 E)
-    newton_tol_m: float = 1e-9  # stop when the Newton step moves no vertex by more than this
-    max_newton_iterations: int = 200
-    max_steps: int = 2000
+    pad_density_kg_m3: float = param(
+        1000.0,
+        _ADV,
+        unit="kg/m^3",
+        help="mass density of the pads (silicone about 1000-1200 kg/m^3)",
+        low=10.0,
+        high=25000.0,
+        flag="--pad-density",
+        label="Pad density",
+        display_unit="kg/m³",
+        step=50.0,
+        decimals=0,
+    )
+    mu: float = param(
+        0.4,
+        unit="",
+        help="Coulomb friction coefficient between pads and object (typical pads 0.3-1.0)",
+        low=0.0,
+        high=3.0,
+        flag="--mu",
+        label="Friction μ",
+        group="material",
+        step=0.05,
+    )
+    mu_ground: float | None = param(
+        None,
+        _ADV,
+        help="Coulomb friction coefficient between the object and the ground",
+        low=0.0,
+        high=3.0,
+        flag="--mu-ground",
+        label="Ground μ",
+        widget="optional",
+        none_means="same as μ",
+        step=0.05,
+    )
+    psi_th_j: float = param(
+        1e-9,
+        unit="J",
+        help="squeeze stop: strain energy of each pad that ends the squeeze (IPC-GraspSim's Psi_th)",
+        low=1e-15,
+        high=1.0,
+        flag="--psi-th",
+        label="Ψ_th",
+        widget="log",
+        group="stop",
+    )
+    squeeze_force_n: float | None = param(
+        None,
+        unit="N",
+        help="squeeze stop on this contact force per pad instead of Psi_th",
+        low=0.0,
+        low_inclusive=False,
+        high=1000.0,
+        flag="--squeeze-force",
+        label="Closing force",
+        group="stop",
+        widget="optional",
+        none_means="stop on Psi_th",
+        step=0.1,
+    )
+    psi_balance_tol: float = param(
+        0.3,
+        _SOLVER,
+        help="squeeze balance: stop only when |Psi1 - Psi2| <= tol * max(Psi1, Psi2) (IPC-GraspSim 0.3)",
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        flag="--psi-balance-tol",
+    )
+    threshold_overshoot: float = param(
+        0.25,
+        _SOLVER,
+        help="accept the squeeze when the stop quantity is in [th, (1 + x) th] (IPC-GraspSim 0.25)",
+        low=0.0,
+        low_inclusive=False,
+        high=10.0,
+        flag="--threshold-overshoot",
+    )
+    pad: str = param(
+        "rounded",
+        unit="",
+        help="pad outline: the YuMi D-shaped 'rounded' pad or a 27.5 x 20 mm rectangle, 3 mm thick",
+        choices=tuple(PAD_PRESETS),
+        flag="--pad",
+        label="Preset",
+        widget="combo",
+        group="pad",
+    )
+    pad_edge_length_m: float = param(
+        0.003,
+        unit="m",
+        help="target tet edge length of the pad mesh (resolution); smaller is finer and slower",
+        low=0.0005,
+        high=0.02,
+        flag="--pad-edge",
+        label="Resolution",
+        group="pad",
+        display_unit="mm",
+        display_scale=1e-3,
+        step=0.5,
+        decimals=2,
+    )
+    pad_layers: int | None = param(
+        None,
+        _SOLVER,
+        help="tet layers through the pad thickness",
+        low=1,
+        high=20,
+        flag="--pad-layers",
+        none_means="from the edge length",
+    )
+    open_width_m: float = param(
+        0.050,
+        _SOLVER,
+        unit="m",
+        help="distance between the pads' contact faces when open (YuMi: 50 mm)",
+        low=0.0,
+        low_inclusive=False,
+        high=0.5,
+        flag="--open-width",
+    )
+    auto_open_m: float = param(
+        0.0,
+        _SOLVER,
+        unit="m",
+        help="if the open jaws touch the object, open up to this much wider in 1 mm steps until "
+        "they clear it by 1 mm, as IPC-GraspSim does (0: such a trial fails)",
+        low=0.0,
+        high=0.2,
+        flag="--auto-open",
+    )
+    time_step_s: float = param(
+        0.01,
+        _ADV,
+        unit="s",
+        help="implicit Euler time step; smaller is more accurate and slower",
+        low=0.0,
+        low_inclusive=False,
+        high=0.1,
+        flag="--time-step",
+        label="Time step h",
+        display_unit="ms",
+        display_scale=1e-3,
+        step=1.0,
+        decimals=1,
+    )
+    closing_speed_m_s: float = param(
+        0.1,
+        _ADV,
+        unit="m/s",
+        help="maximum speed of each plate while closing",
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        flag="--closing-speed",
+        label="Closing speed",
+        display_unit="mm/s",
+        display_scale=1e-3,
+        step=10.0,
+        decimals=0,
+    )
+    lift_speed_m_s: float = param(
+        0.1,
+        _ADV,
+        unit="m/s",
+        help="speed of the plates while lifting",
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        flag="--lift-speed",
+        label="Lift speed",
+        display_unit="mm/s",
+        display_scale=1e-3,
+        step=10.0,
+        decimals=0,
+    )
+    lift_ramp_s: float = param(
+        0.05,
+        _SOLVER,
+        unit="s",
+        help="the lift accelerates to the lift speed over this time (2 m/s^2 by default)",
+        low=0.0,
+        high=1.0,
+        flag="--lift-ramp",
+    )
+    lift_height_m: float = param(
+        0.02,
+        _ADV,
+        unit="m",
+        help="how high the object's lowest point must rise for success (IPC-GraspSim: 20 mm)",
+        low=0.0,
+        low_inclusive=False,
+        high=0.5,
+        flag="--lift-height",
+        label="Lift height",
+        display_unit="mm",
+        display_scale=1e-3,
+        step=1.0,
+        decimals=1,
+    )
+    slip_tolerance_m: float = param(
+        0.005,
+        _SOLVER,
+        unit="m",
+        help="the lift ends early when the plates rise this much more than the object",
+        low=0.0,
+        low_inclusive=False,
+        high=0.1,
+        flag="--slip-tolerance",
+    )
+    hold_time_s: float = param(
+        0.05,
+        _SOLVER,
+        unit="s",
+        help="hold at the lift height for this long before success is judged",
+        low=0.0,
+        high=10.0,
+        flag="--hold-time",
+    )
+    dhat_m: float = param(
+        1e-4,
+        _SOLVER,
+        unit="m",
+        help="barrier activation distance d-hat: closer than this counts as touching",
+        low=0.0,
+        low_inclusive=False,
+        high=0.005,
+        flag="--dhat",
+    )
+    eps_v_m_s: float = param(
+        1e-3,
+        _SOLVER,
+        unit="m/s",
+        help="friction's static-to-dynamic velocity threshold (IPC's eps_v)",
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        flag="--eps-v",
+    )
+    object_stiffness_pa: float | None = param(
+        None,
+        _SOLVER,
+        unit="Pa",
+        help="orthogonality stiffness of the rigid object's affine body",
+        low=0.0,
+        low_inclusive=False,
+        high=1e16,
+        flag="--object-stiffness",
+        none_means="max(1e9, 100 E)",
+    )
+    newton_tol_m: float = param(
+        1e-9,
+        _SOLVER,
+        unit="m",
+        help="Newton stops when its step moves no vertex by more than this",
+        low=0.0,
+        low_inclusive=False,
+        high=1e-3,
+        flag="--newton-tol",
+    )
+    max_newton_iterations: int = param(
+        200,
+        _SOLVER,
+        help="Newton iterations per time step before the step counts as failed",
+        low=1,
+        high=100_000,
+        flag="--max-newton-iterations",
+    )
+    max_steps: int = param(
+        2000,
+        _SOLVER,
+        help="time steps per trial before it is stopped",
+        low=1,
+        high=10_000_000,
+        flag="--max-steps",
+    )
 
     def validate(self) -> SimulationParams:
         """Raise ParameterError naming the first bad field and its valid range; return self."""
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ParameterError(f"{f.name} is {value}; give a finite number")
-
-        def positive(name: str) -> None:
-            if getattr(self, name) <= 0:
-                raise ParameterError(f"{name} must be > 0 (got {getattr(self, name)})")
-
-        for name in (
-            "youngs_modulus_pa",
-            "pad_density_kg_m3",
-            "psi_th_j",
-            "pad_edge_length_m",
-            "open_width_m",
-            "time_step_s",
-            "closing_speed_m_s",
-            "lift_speed_m_s",
-            "lift_height_m",
-            "slip_tolerance_m",
-            "dhat_m",
-            "eps_v_m_s",
-            "newton_tol_m",
-        ):
-            positive(name)
-        if self.youngs_modulus_pa <= 0:
-            raise ParameterError("E must be > 0 Pa (silicone pads: 1e6-1e8 Pa)")
-        if not -1.0 < self.poisson_ratio < 0.5:
-            raise ParameterError(
-                f"poisson_ratio must be in (-1, 0.5) (got {self.poisson_ratio}); rubber is ~0.45-0.49"
-            )
-        if self.mu < 0:
-            raise ParameterError(f"mu must be >= 0 (got {self.mu}); typical pads are 0.3-1.0")
-        if self.mu_ground is not None and (not math.isfinite(self.mu_ground) or self.mu_ground < 0):
-            raise ParameterError(f"mu_ground must be a finite number >= 0 (got {self.mu_ground})")
-        if self.squeeze_force_n is not None and (
-            not math.isfinite(self.squeeze_force_n) or self.squeeze_force_n <= 0
-        ):
-            raise ParameterError(
-                f"squeeze force must be a finite number > 0 N (got {self.squeeze_force_n})"
-            )
-        if self.psi_balance_tol <= 0 or self.threshold_overshoot <= 0:
-            raise ParameterError("psi_balance_tol and threshold_overshoot must be > 0")
-        if self.hold_time_s < 0 or self.lift_ramp_s < 0 or self.auto_open_m < 0:
-            raise ParameterError("hold_time_s, lift_ramp_s and auto_open_m must be >= 0")
-        if self.object_stiffness_pa is not None and not (
-            math.isfinite(self.object_stiffness_pa) and self.object_stiffness_pa > 0
-        ):
-            raise ParameterError("object_stiffness_pa must be a finite number > 0")
-        if self.max_newton_iterations < 1 or self.max_steps < 1:
-            raise ParameterError("max_newton_iterations and max_steps must be >= 1")
+        check_fields(self)
         if self.dhat_m > 0.05 * self.open_width_m:
             raise ParameterError(
                 f"dhat_m={self.dhat_m} m is too large for a {self.open_width_m} m opening; use ~1e-4 m"
@@ -112,13 +337,16 @@ class SimulationParams:
 
     @property
     def ground_mu(self) -> float:
+        """The object-ground friction coefficient in effect."""
         return self.mu if self.mu_ground is None else self.mu_ground
 
     @property
     def effective_object_stiffness_pa(self) -> float:
+        """The affine body's orthogonality stiffness in effect (Pa)."""
         if self.object_stiffness_pa is not None:
             return self.object_stiffness_pa
         return max(1e9, 100.0 * self.youngs_modulus_pa)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field by name (SI units)."""
+        return to_dict(self)

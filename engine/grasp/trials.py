@@ -27,6 +27,7 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_geometry import PadMesh
 from engine.scene.resting import RestingObject
+from engine.schema import check_fields, param
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +42,52 @@ OnFrame = Callable[[Frame], str | None]
 class TrialSpec:
     """How many trials a run has and how their poses are drawn (see the module docstring)."""
 
-    n_trials: int = 1
-    seed: int = 0
-    translation_sigma_m: float = 0.001
-    rotation_sigma_rad: float = 0.003
+    n_trials: int = param(
+        1,
+        unit="",
+        help="number N of trials (1: the nominal grasp; N >= 2: N perturbed poses)",
+        low=1,
+        high=100_000,
+        flag="--trials",
+        label="Trials N",
+        widget="int",
+        group="trials",
+    )
+    seed: int = param(
+        0,
+        unit="",
+        help="random seed of the perturbations: the same seed gives the same trials",
+        low=0,
+        high=2**31 - 1,
+        flag="--seed",
+        label="Seed",
+        widget="int",
+        group="trials",
+    )
+    translation_sigma_m: float = param(
+        0.001,
+        unit="m",
+        help="standard deviation of the gripper-frame translation perturbation (IPC-GraspSim 1 mm)",
+        low=0.0,
+        high=0.05,
+        flag="--translation-sigma",
+        widget="none",
+        group="trials",
+    )
+    rotation_sigma_rad: float = param(
+        0.003,
+        unit="rad",
+        help="standard deviation of each gripper-frame rotation perturbation (IPC-GraspSim 0.003 rad)",
+        low=0.0,
+        high=0.5,
+        flag="--rotation-sigma",
+        widget="none",
+        group="trials",
+    )
 
     def validate(self) -> TrialSpec:
         """Raise ParameterError naming the bad field; return self."""
-        if isinstance(self.n_trials, bool) or int(self.n_trials) != self.n_trials:
-            raise ParameterError(f"number of trials must be an integer (got {self.n_trials!r})")
-        if self.n_trials < 1:
-            raise ParameterError(f"number of trials must be >= 1 (got {self.n_trials})")
-        # sample_perturbations checks the sigmas with their names.
-        sample_perturbations(0, self.seed, self.translation_sigma_m, self.rotation_sigma_rad)
+        check_fields(self)
         return self
 
 

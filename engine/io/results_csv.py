@@ -8,11 +8,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import __version__
+from engine import schema
 from engine.errors import ParameterError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.version import build_id
 
 if TYPE_CHECKING:
     from engine.analytic.params import AnalyticParams
@@ -56,7 +57,7 @@ def context_columns(
     reproduces its results."""
     g = grasp.to_dict()
     row: dict[str, object] = {
-        "ipcgrasp_version": __version__,
+        "ipcgrasp_version": build_id(),
         "object": object_source,
         "object_sha256": object_sha256 or "",
         "stable_pose": stable_pose,
@@ -69,7 +70,11 @@ def context_columns(
         "approach_angle": g["approach_angle_rad"],
         "seed": seed,
     }
-    row.update({f"param_{k}": ("" if v is None else v) for k, v in params.to_dict().items()})
+    row.update(
+        schema.to_row(params)
+        if schema.declared(type(params))
+        else {f"param_{k}": ("" if v is None else v) for k, v in params.to_dict().items()}
+    )
     return row
 
 

@@ -9,8 +9,10 @@ A session is two files side by side (never pickle):
         built-ins), unit (the file unit it was loaded with, or null = metres), stable_pose
         (index, most probable first), density_kg_m3, name;
     grasp: center [m], axis (unit), approach_angle_rad (resting frame, see engine.grasp.grasp);
-    params: every SimulationParams field (SI units);
-    trials: n_trials, seed, translation_sigma_m, rotation_sigma_rad;
+    params: every SimulationParams field (SI units; engine.schema declares each field's unit
+        and range, and reading checks them; fields a newer version added are ignored with a
+        warning, fields missing take their defaults);
+    trials: the TrialSpec fields n_trials, seed, translation_sigma_m, rotation_sigma_rad;
     results: one object per trial: trial, status (queued | running | done | failed |
         cancelled), gripper_pose (4x4, world <- gripper of the perturbed trial) and result
         (the TrialResult fields, or null when the trial has not finished);
@@ -35,6 +37,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass, field
@@ -42,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import __version__
+from engine import schema
 from engine.errors import IpcGraspError, MeshError, ParameterError
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
@@ -50,6 +53,9 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
 from engine.io.frames_npz import frames_from_arrays, frames_to_arrays
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
+from engine.version import build_id
+
+log = logging.getLogger(__name__)
 
 FORMAT = "ipcgrasp-session"
 VERSION = 1
@@ -145,18 +151,6 @@ def _result_from_dict(d: dict) -> TrialResult:
     return TrialResult(**kwargs)
 
 
-def _params_from_dict(d: dict) -> SimulationParams:
-    names = {f.name for f in dataclasses.fields(SimulationParams)}
-    kwargs = {}
-    for k, v in d.items():
-        if k not in names:
-            continue
-        if isinstance(v, str) and v in _NON_FINITE:
-            v = _NON_FINITE[v]
-        kwargs[k] = v
-    return SimulationParams(**kwargs).validate()
-
-
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -208,7 +202,7 @@ def save_session(path: str | os.PathLike, session: Session) -> tuple[Path, Path]
     doc = {
         "format": FORMAT,
         "version": VERSION,
-        "ipcgrasp_version": __version__,
+        "ipcgrasp_version": build_id(),
         "saved_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "object": {
             "source": session.object_source,
@@ -220,8 +214,8 @@ def save_session(path: str | os.PathLike, session: Session) -> tuple[Path, Path]
             "name": session.object_name,
         },
         "grasp": session.grasp.to_dict(),
-        "params": session.params.to_dict(),
-        "trials": dataclasses.asdict(session.spec),
+        "params": schema.to_dict(session.params),
+        "trials": schema.to_dict(session.spec),
         "results": results,
         "frames_file": npz_path.name,
         "frames_sha256": _sha256(npz_path),
@@ -259,14 +253,15 @@ def load_session(path: str | os.PathLike) -> Session:
         grasp = Grasp(
             np.array(g["center"], float), np.array(g["axis"], float), float(g["approach_angle_rad"])
         )
-        params = _params_from_dict(doc["params"])
-        spec = TrialSpec(
-            **{
-                k: v
-                for k, v in doc["trials"].items()
-                if k in {f.name for f in dataclasses.fields(TrialSpec)}
-            }
-        )
+        unknown: list[str] = []
+        params = schema.from_dict(SimulationParams, doc["params"], unknown=unknown).validate()
+        spec = schema.from_dict(TrialSpec, doc["trials"], unknown=unknown).validate()
+        if unknown:
+            log.warning(
+                "%s: ignoring parameters this version does not know: %s",
+                json_path,
+                ", ".join(unknown),
+            )
         session = Session(
             object_source=str(obj["source"]),
             object_sha256=obj.get("sha256"),
@@ -280,6 +275,8 @@ def load_session(path: str | os.PathLike) -> Session:
             extras=dict(doc.get("extras") or {}),
         )
         relative = obj.get("relative_path")
+    except ParameterError as exc:
+        raise SessionError(f"{json_path} has a bad parameter: {exc}") from exc
     except (KeyError, TypeError, ValueError) as exc:
         raise SessionError(f"{json_path} is damaged: {type(exc).__name__}: {exc}") from exc
     session.extras["_relative_path"] = relative

@@ -13,8 +13,8 @@ import ipctk
 import numpy as np
 import scipy.sparse as sp
 
+from engine.constants import GRAVITY_M_S2
 from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, tet_rest
-from engine.grasp.params import GRAVITY_M_S2
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc.affine_body import AffineBody, identity_state
 from engine.scene.resting import RestingObject

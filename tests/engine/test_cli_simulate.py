@@ -67,14 +67,14 @@ def test_simulate_json_csv_and_frames(tmp_path, capsys):
     [
         (["--object", "/nonexistent/mesh.obj"], "not found"),
         (["--E", "nan"], "nan"),
-        (["--E", "-1"], "must be > 0"),
-        (["--mu", "-0.2"], "mu must be >= 0"),
+        (["--E", "-1"], "youngs_modulus_pa (--E) must be in [10000, 1e+12] Pa (got -1.0)"),
+        (["--mu", "-0.2"], "mu (--mu) must be in [0, 3] (got -0.2)"),
         (
             ["--grasp-center", "0", "0.05", "0.015", "--grasp-axis", "1", "0", "0"],
             "misses the object",
         ),
         (["--grasp-center", "0", "0", "0.015"], "give both --grasp-center and --grasp-axis"),
-        (["--trials", "0"], "--trials must be >= 1"),
+        (["--trials", "0"], "n_trials (--trials) must be in [1, 100000] (got 0)"),
     ],
 )
 def test_simulate_bad_input_exits_2_with_a_message(tmp_path, capsys, args, message):

@@ -23,15 +23,17 @@ def cube():
 @pytest.mark.parametrize(
     "field, value, message",
     [
-        ("youngs_modulus_pa", math.nan, "youngs_modulus_pa is nan"),
-        ("youngs_modulus_pa", 0.0, "must be > 0"),
-        ("youngs_modulus_pa", -1e8, "must be > 0"),
-        ("mu", -0.1, "mu must be >= 0"),
+        ("youngs_modulus_pa", math.nan, r"youngs_modulus_pa \(--E\) is nan; give a finite"),
+        ("youngs_modulus_pa", 0.0, r"youngs_modulus_pa \(--E\) must be in \[10000, 1e\+12\] Pa"),
+        ("youngs_modulus_pa", -1e8, r"must be in \[10000, 1e\+12\] Pa \(got -1"),
+        ("mu", -0.1, r"mu \(--mu\) must be in \[0, 3\] \(got -0.1\)"),
         ("mu", math.inf, "finite"),
-        ("psi_th_j", 0.0, "psi_th_j must be > 0"),
-        ("poisson_ratio", 0.5, "poisson_ratio"),
-        ("time_step_s", math.nan, "time_step_s is nan"),
-        ("squeeze_force_n", -2.0, "squeeze force"),
+        ("psi_th_j", 0.0, r"psi_th_j \(--psi-th\) must be in \[1e-15, 1\] J"),
+        ("poisson_ratio", 0.5, r"poisson_ratio \(--nu\) must be in \[0, 0.5\)"),
+        ("time_step_s", math.nan, r"time_step_s \(--time-step\) is nan"),
+        ("squeeze_force_n", -2.0, r"squeeze_force_n \(--squeeze-force\) must be in \(0, 1000\] N"),
+        ("max_newton_iterations", 2.5, "max_newton_iterations .* must be an integer"),
+        ("pad", "oval", "pad .* must be one of rounded, rectangular"),
     ],
 )
 def test_bad_parameters_are_named(field, value, message):

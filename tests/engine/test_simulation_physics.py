@@ -14,7 +14,8 @@ import pytest
 from engine.errors import SolverError
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
-from engine.grasp.params import GRAVITY_M_S2, SimulationParams
+from engine.constants import GRAVITY_M_S2
+from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.grasp.trials import TrialSpec, run_trials
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh

@@ -6,7 +6,7 @@ import numpy as np
 import trimesh
 
 from engine.analytic.contact_patch import ContactPatch
-from engine.grasp.params import GRAVITY_M_S2
+from engine.constants import GRAVITY_M_S2
 from engine.gripper.pad_geometry import triangulate_outline
 from engine.scene.object_mesh import ObjectMesh, builtin_cube
 from engine.scene.resting import RestingObject, rest_object

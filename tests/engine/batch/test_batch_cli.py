@@ -94,8 +94,8 @@ def test_bad_rows_and_missing_meshes_become_error_rows_and_the_batch_goes_on(
             "unknown model 'foo'; valid models: ipc, soft_point, reach, 6dfc, exact",
         ),
         (["--models", "6dls"], "nominal grasp only"),
-        (["--trials", "0"], "--trials must be >= 1"),
-        (["--E", "-5"], "must be > 0"),
+        (["--trials", "0"], "n_trials (--trials) must be in [1, 100000] (got 0)"),
+        (["--E", "-5"], "youngs_modulus_pa (--E) must be in [10000, 1e+12] Pa (got -5.0)"),
         (["--limit", "0"], "--limit must be >= 1"),
     ],
 )
