@@ -37,7 +37,7 @@ def tangent_basis(normals: np.ndarray, preferred: np.ndarray | None = None) -> n
     if preferred is not None:
         p = np.broadcast_to(np.asarray(preferred, dtype=float), n.shape)
         proj = p - np.sum(p * n, axis=1, keepdims=True) * n
-        good = np.linalg.norm(proj, axis=1) > 1e-6 * max(np.linalg.norm(p[0]), 1e-300)
+        good = np.linalg.norm(proj, axis=1) > 1e-6 * max(float(np.linalg.norm(p[0])), 1e-300)
         t1 = np.where(good[:, None], proj, t1)
     t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
     t2 = np.cross(n, t1)

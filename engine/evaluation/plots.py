@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ParameterError
 from engine.evaluation.metrics import expand, precision_recall_curve, recall
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _figure(width: float, height: float):
+
+def _figure(width: float, height: float) -> Figure:
+    """A figure of width x height inches on an Agg canvas (120 dpi)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -26,7 +31,7 @@ def _figure(width: float, height: float):
     return fig
 
 
-def _save(fig, path: str | Path) -> None:
+def _save(fig: Figure, path: str | Path) -> None:
     p = Path(path).expanduser()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -212,7 +212,9 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _deformation_gradient(x, tet, dm_inv, f):
+def _deformation_gradient(
+    x: np.ndarray, tet: np.ndarray, dm_inv: np.ndarray, f: np.ndarray
+) -> None:
     """F = Ds Dm^-1 into f (3,3)."""
     for i in range(3):
         x0 = x[tet[0], i]
@@ -222,7 +224,7 @@ def _deformation_gradient(x, tet, dm_inv, f):
 
 
 @njit(cache=True)
-def _shape_gradients(dm_inv, bm):
+def _shape_gradients(dm_inv: np.ndarray, bm: np.ndarray) -> None:
     """bm[a, j] = dF_ij / dx_{a,i} for the 4 vertices (row 0 = minus the sum of the others)."""
     for j in range(3):
         bm[1, j] = dm_inv[0, j]
@@ -232,7 +234,7 @@ def _shape_gradients(dm_inv, bm):
 
 
 @njit(cache=True)
-def _det3(f):
+def _det3(f: np.ndarray) -> float:
     return (
         f[0, 0] * (f[1, 1] * f[2, 2] - f[1, 2] * f[2, 1])
         - f[0, 1] * (f[1, 0] * f[2, 2] - f[1, 2] * f[2, 0])
@@ -241,7 +243,7 @@ def _det3(f):
 
 
 @njit(cache=True)
-def _z_minus_log1p(z):
+def _z_minus_log1p(z: float) -> float:
     """z - ln(1 + z) without cancellation for small z."""
     if abs(z) < 1e-2:
         # Alternating series z^2/2 - z^3/3 + ...; 9 terms reach double precision at |z| < 1e-2.
@@ -253,7 +255,7 @@ def _z_minus_log1p(z):
 
 
 @njit(cache=True)
-def _psi(f, mu, lam):
+def _psi(f: np.ndarray, mu: float, lam: float) -> float:
     """Energy density; +inf for J <= 0. Written in H = F - I so small strains keep precision."""
     h00, h01, h02 = f[0, 0] - 1.0, f[0, 1], f[0, 2]
     h10, h11, h12 = f[1, 0], f[1, 1] - 1.0, f[1, 2]
@@ -277,7 +279,7 @@ def _psi(f, mu, lam):
 
 
 @njit(cache=True)
-def _first_piola(f, mu, lam, p):
+def _first_piola(f: np.ndarray, mu: float, lam: float, p: np.ndarray) -> float:
     """P = mu F + (lam ln J - mu) F^-T into p; returns J (p untouched if J <= 0)."""
     j = _det3(f)
     if not j > 0.0:
@@ -292,7 +294,7 @@ def _first_piola(f, mu, lam, p):
 
 
 @njit(cache=True)
-def _jacobi_angle(app, aqq, apq):
+def _jacobi_angle(app: float, aqq: float, apq: float) -> tuple[float, float, float]:
     """(t, c, s) of the Jacobi rotation that zeroes apq (Numerical Recipes 11.1)."""
     theta = (aqq - app) / (2.0 * apq)
     t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
@@ -303,7 +305,7 @@ def _jacobi_angle(app, aqq, apq):
 
 
 @njit(cache=True)
-def _sym_eig3(a, w, v):
+def _sym_eig3(a: np.ndarray, w: np.ndarray, v: np.ndarray) -> None:
     """Symmetric 3x3 eigen-decomposition a = v diag(w) v^T by cyclic Jacobi (a is read only).
 
     Scalar locals instead of array updates: this runs twice per tet in the Hessian.
@@ -342,7 +344,15 @@ def _sym_eig3(a, w, v):
 
 
 @njit(cache=True)
-def _rotation_svd(f, u, s, v, work, vv, w):
+def _rotation_svd(
+    f: np.ndarray,
+    u: np.ndarray,
+    s: np.ndarray,
+    v: np.ndarray,
+    work: np.ndarray,
+    vv: np.ndarray,
+    w: np.ndarray,
+) -> None:
     """F = U diag(s) V^T with U, V rotations, s sorted descending (s[2] < 0 iff det F < 0).
 
     V from Jacobi on F^T F; U by Gram-Schmidt on the columns of F V (largest first), which
@@ -386,20 +396,33 @@ def _rotation_svd(f, u, s, v, work, vv, w):
 
 
 @njit(cache=True)
-def _positive_definite3(a):
+def _positive_definite3(a: np.ndarray) -> bool:
     """Sylvester's criterion on a symmetric 3x3."""
     m2 = a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0]
     return a[0, 0] > 0.0 and m2 > 0.0 and _det3(a) > 0.0
 
 
 @njit(cache=True)
-def _singular_pair(k):
+def _singular_pair(k: int) -> tuple[int, int]:
     """The two singular axes (a, b) that twist / flip mode k couples."""
     return (1, 2) if k == 0 else ((0, 2) if k == 1 else (0, 1))
 
 
 @njit(cache=True)
-def _analytic_eigensystem(f, mu, lam, project, u, v, s, twist_flip, scale, work, q, w):
+def _analytic_eigensystem(
+    f: np.ndarray,
+    mu: float,
+    lam: float,
+    project: bool,
+    u: np.ndarray,
+    v: np.ndarray,
+    s: np.ndarray,
+    twist_flip: np.ndarray,
+    scale: np.ndarray,
+    work: np.ndarray,
+    q: np.ndarray,
+    w: np.ndarray,
+) -> None:
     """Closed-form eigensystem of d2psi/dF2 (Smith, de Goes, Kim 2019); needs det F > 0.
 
     For psi = mu/2 |F|^2 - mu ln J + lam/2 ln^2 J the Hessian is mu Id + f33 g g^T
@@ -450,12 +473,12 @@ def _analytic_eigensystem(f, mu, lam, project, u, v, s, twist_flip, scale, work,
 
 
 @njit(cache=True)
-def _mat3():
+def _mat3() -> np.ndarray:
     return np.empty((3, 3))
 
 
 @njit(cache=True)
-def _dpdf_analytic(f, mu, lam, project, out):
+def _dpdf_analytic(f: np.ndarray, mu: float, lam: float, project: bool, out: np.ndarray) -> None:
     u, v, work, q, scale = _mat3(), _mat3(), _mat3(), _mat3(), _mat3()
     s, w = np.empty(3), np.empty(3)
     tf = np.empty(6)
@@ -485,7 +508,7 @@ def _dpdf_analytic(f, mu, lam, project, out):
 
 
 @njit(cache=True)
-def _dpdf_explicit(f, mu, lam, out):
+def _dpdf_explicit(f: np.ndarray, mu: float, lam: float, out: np.ndarray) -> None:
     """d2psi/dF2 = mu Id + f33 g g^T + f3 d2J/dF2, d2J/dF_ij dF_kl = e_ikm e_jln F_mn."""
     j = _det3(f)
     ln_j = math.log(j)
@@ -517,7 +540,7 @@ def _dpdf_explicit(f, mu, lam, out):
 
 
 @njit(cache=True)
-def _dpdf_eigh(f, mu, lam, project, out):
+def _dpdf_eigh(f: np.ndarray, mu: float, lam: float, project: bool, out: np.ndarray) -> None:
     _dpdf_explicit(f, mu, lam, out)
     if not project:
         return
@@ -538,7 +561,9 @@ def _dpdf_eigh(f, mu, lam, project, out):
 
 
 @njit(cache=True)
-def _energy_kernel(x, tets, dm_inv, volumes, mu, lam):
+def _energy_kernel(
+    x: np.ndarray, tets: np.ndarray, dm_inv: np.ndarray, volumes: np.ndarray, mu: float, lam: float
+) -> np.ndarray:
     out = np.empty(tets.shape[0])
     f = np.empty((3, 3))
     for e in range(tets.shape[0]):
@@ -548,7 +573,19 @@ def _energy_kernel(x, tets, dm_inv, volumes, mu, lam):
 
 
 @njit(cache=True)
-def _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad):
+def _element_gradient(
+    x: np.ndarray,
+    tets: np.ndarray,
+    dm_inv: np.ndarray,
+    volumes: np.ndarray,
+    e: int,
+    mu: float,
+    lam: float,
+    f: np.ndarray,
+    p: np.ndarray,
+    bm: np.ndarray,
+    grad: np.ndarray,
+) -> tuple[float, bool]:
     """Add tet e's gradient into grad; returns (its energy, whether J > 0). Fills f and bm."""
     _deformation_gradient(x, tets[e], dm_inv[e], f)
     energy = volumes[e] * _psi(f, mu, lam)
@@ -564,7 +601,9 @@ def _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad):
 
 
 @njit(cache=True)
-def _gradient_kernel(x, tets, dm_inv, volumes, mu, lam):
+def _gradient_kernel(
+    x: np.ndarray, tets: np.ndarray, dm_inv: np.ndarray, volumes: np.ndarray, mu: float, lam: float
+) -> tuple[float, np.ndarray]:
     grad = np.zeros(3 * x.shape[0])
     f, p, bm = np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3))
     energy = 0.0
@@ -574,7 +613,15 @@ def _gradient_kernel(x, tets, dm_inv, volumes, mu, lam):
 
 
 @njit(cache=True)
-def _hessian_kernel(x, tets, dm_inv, volumes, mu, lam, project):
+def _hessian_kernel(
+    x: np.ndarray,
+    tets: np.ndarray,
+    dm_inv: np.ndarray,
+    volumes: np.ndarray,
+    mu: float,
+    lam: float,
+    project: bool,
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Energy, gradient and element Hessians via the analytic eigensystem."""
     nt = tets.shape[0]
     grad = np.zeros(3 * x.shape[0])
@@ -630,7 +677,15 @@ def _hessian_kernel(x, tets, dm_inv, volumes, mu, lam, project):
 
 
 @njit(cache=True)
-def _hessian_kernel_eigh(x, tets, dm_inv, volumes, mu, lam, project):
+def _hessian_kernel_eigh(
+    x: np.ndarray,
+    tets: np.ndarray,
+    dm_inv: np.ndarray,
+    volumes: np.ndarray,
+    mu: float,
+    lam: float,
+    project: bool,
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Reference path: eigendecomposition of the explicit 9x9 d2psi/dF2 of every tet."""
     nt = tets.shape[0]
     grad = np.zeros(3 * x.shape[0])
@@ -662,7 +717,7 @@ def _hessian_kernel_eigh(x, tets, dm_inv, volumes, mu, lam, project):
 
 
 @njit(cache=True)
-def _mirror_upper(h):
+def _mirror_upper(h: np.ndarray) -> None:
     # Exact symmetry (not just to rounding) keeps the assembled matrix exactly symmetric.
     for r in range(12):
         for k in range(r):
@@ -670,7 +725,7 @@ def _mirror_upper(h):
 
 
 @njit(cache=True)
-def _add_rank1_upper(h, c, w):
+def _add_rank1_upper(h: np.ndarray, c: float, w: np.ndarray) -> None:
     """Upper triangle of h += c w w^T."""
     for r in range(12):
         cr = c * w[r]
@@ -679,7 +734,9 @@ def _add_rank1_upper(h, c, w):
 
 
 @njit(cache=True)
-def _scatter_kernel(hess, pair_of, base, stride, nnz):
+def _scatter_kernel(
+    hess: np.ndarray, pair_of: np.ndarray, base: np.ndarray, stride: np.ndarray, nnz: int
+) -> np.ndarray:
     data = np.zeros(nnz)
     for e in range(hess.shape[0]):
         for a in range(4):

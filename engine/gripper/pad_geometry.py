@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -436,7 +437,7 @@ def _edge_range(outline: PadOutline, layers: int | None) -> tuple[float, float |
     def count(e: float) -> int:
         return _predicted_tets(outline, e, _check_layers(layers, outline.thickness_m, e))
 
-    def bisect(lo: float, hi: float, ok_at_hi: bool, ok) -> float:
+    def bisect(lo: float, hi: float, ok_at_hi: bool, ok: Callable[[int], bool]) -> float:
         for _ in range(40):
             mid = math.sqrt(lo * hi)
             if ok(count(mid)) == ok_at_hi:
