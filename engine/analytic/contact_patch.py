@@ -42,10 +42,12 @@ class ContactPatch:
 
     @property
     def total_force_n(self) -> float:
+        """Normal force the jaw presses with, summed over the elements (N)."""
         return float(self.forces.sum())
 
     @property
     def area_m2(self) -> float:
+        """Contact area of the patch (m^2)."""
         return float(self.areas.sum())
 
     def __len__(self) -> int:

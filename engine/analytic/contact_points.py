@@ -90,6 +90,7 @@ class JawView:
     world_normals: np.ndarray  # (k,3) outward normals in the resting frame
 
     def to_world(self, local: np.ndarray) -> np.ndarray:
+        """Pad-frame (a, b, n) points (..., 3) in m to the resting (world) frame, m."""
         return local @ self.jaw.rotation.T + self.jaw.origin
 
 

@@ -53,6 +53,7 @@ class Polygons:
         return len(self.counts)
 
     def take(self, keep: np.ndarray) -> Polygons:
+        """The polygons selected by `keep` (boolean mask or indices), in order."""
         return Polygons(self.corners[keep], self.counts[keep], self.faces[keep])
 
     def valid(self) -> np.ndarray:
@@ -148,6 +149,7 @@ def clip_prism(poly: Polygons, nu: np.ndarray, offsets: np.ndarray) -> Polygons:
 
 
 def concat(a: Polygons, b: Polygons) -> Polygons:
+    """a's polygons followed by b's, padded to the wider corner count."""
     w = max(a.corners.shape[1], b.corners.shape[1])
     corners = np.zeros((len(a) + len(b), w, 3))
     corners[: len(a), : a.corners.shape[1]] = a.corners

@@ -125,6 +125,7 @@ class AnalyticParams:
         return 0.0
 
     def to_dict(self) -> dict:
+        """The parameters as a plain dict (field name -> value, SI units), for JSON."""
         return asdict(self)
 
 

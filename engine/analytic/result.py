@@ -52,6 +52,8 @@ class ModelResult:
     details: dict = field(default_factory=dict)  # model-specific extras (cone edges, w_max, ...)
 
     def as_json(self) -> dict:
+        """The result as a JSON-ready dict; non-finite floats become None."""
+
         def clean(v: float) -> float | None:
             return None if (isinstance(v, float) and not math.isfinite(v)) else v
 

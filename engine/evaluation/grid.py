@@ -15,6 +15,8 @@ from engine.evaluation.metrics import Scores, score
 
 @dataclass(frozen=True)
 class GridCell:
+    """Scores of one model at one (E, mu) cell of the parameter grid (E in Pa)."""
+
     youngs_modulus_pa: float
     mu: float
     scores: Scores | None  # None: no grasp of this cell has both a prediction and a label
@@ -23,6 +25,7 @@ class GridCell:
 
     @property
     def complete(self) -> bool:
+        """True once every grasp of the cell has finished all its tasks."""
         return self.grasps_finished >= self.grasps_total
 
 
@@ -78,6 +81,7 @@ def _num(text: str | None) -> float:
 
 
 def values(cells: list[list[GridCell]], metric: str = "f1") -> np.ndarray:
+    """(rows, cols) array of one Scores field (e.g. "f1") per cell; NaN without scores."""
     return np.array(
         [[getattr(c.scores, metric) if c.scores else math.nan for c in row] for row in cells]
     )

@@ -30,11 +30,14 @@ _FALSE = {"0", "false", "no", "n", "f", "fail", "failure"}
 
 @dataclass(frozen=True)
 class PhysicalLabel:
+    """Physical trial outcomes of one grasp (True = success), in trial order."""
+
     grasp_id: str
     outcomes: tuple[bool, ...]  # physical trials, in trial order
 
     @property
     def robustness(self) -> float:
+        """Fraction of the physical trials that succeeded (0 with no trials)."""
         return sum(self.outcomes) / len(self.outcomes) if self.outcomes else 0.0
 
 
@@ -135,6 +138,7 @@ class ModelPredictions:
 
     @property
     def name(self) -> str:
+        """The model's name (the `model` field)."""
         return self.model
 
 
@@ -222,4 +226,5 @@ def describe(predictions: list[ModelPredictions]) -> dict[int, str]:
 
 
 def dump_json(obj: object) -> str:
+    """obj as indented JSON; numpy scalars and other numbers are written as floats."""
     return json.dumps(obj, indent=2, sort_keys=False, default=float)

@@ -89,6 +89,7 @@ def expand(q: float, n: int = EXPANSION) -> list[int]:
 
 
 def f1_score(ap: float, ar: float) -> float:
+    """Harmonic mean 2 AP AR / (AP + AR) of AP and AR; 0 when both are 0."""
     return 2.0 * ap * ar / (ap + ar) if ap + ar > 0 else 0.0
 
 
@@ -108,6 +109,7 @@ class Scores:
     brier: float
 
     def as_json(self) -> dict:
+        """The scores as a JSON-ready dict (AP, AR, F1, recalls, confusion at 0.5, Brier)."""
         return {
             "grasps": self.grasps,
             "AP": self.ap,

@@ -25,6 +25,7 @@ class JawPlacement:
     normal: np.ndarray  # (3,) unit, towards the other jaw (closing direction of this jaw)
 
     def to_world(self, pad_points: np.ndarray) -> np.ndarray:
+        """Pad-frame points (..., 3) in m to world coordinates, m."""
         return pad_points @ self.rotation.T + self.origin
 
 

@@ -34,6 +34,7 @@ CONTACT_COLUMNS = (
 
 
 def frames_to_arrays(frames: list[Frame]) -> dict[str, np.ndarray]:
+    """One trial's frames as the per-trial arrays of the file (see the module docstring)."""
     return {
         "time_s": np.array([f.time_s for f in frames]),
         "phase": np.array([PHASES.index(f.phase) for f in frames], dtype=np.int8),
@@ -95,6 +96,10 @@ def save_frames(
     object_vertices: np.ndarray,
     object_faces: np.ndarray,
 ) -> None:
+    """Write the frames of `trials` (trial id -> frames) and the shared meshes to one .npz.
+
+    Raises ParameterError when the file cannot be written.
+    """
     meta = {
         "format": "ipcgrasp-frames",
         "version": 1,

@@ -20,6 +20,7 @@ class EllipsoidLS:
 
     @property
     def dim(self) -> int:
+        """Dimension d of the normalised wrench space (matrix is d x d)."""
         return len(self.matrix)
 
     def value(self, x: np.ndarray) -> np.ndarray:

@@ -12,11 +12,14 @@ import numpy as np
 class LimitSurface(Protocol):
     """A fitted limit surface f(x) = 1 in normalised wrench coordinates."""
 
-    def value(self, x: np.ndarray) -> np.ndarray: ...
+    def value(self, x: np.ndarray) -> np.ndarray:
+        """f at the rows of x (k, d); 1 on the surface."""
 
-    def gradient(self, x: np.ndarray) -> np.ndarray: ...
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        """(k, d) gradient of f at the rows of x, the twist direction there."""
 
-    def ray_points(self, directions: np.ndarray) -> np.ndarray: ...
+    def ray_points(self, directions: np.ndarray) -> np.ndarray:
+        """(k, d) points where the rays from 0 along `directions` cross f = 1."""
 
 
 def hypercube_directions(dim: int, resolution: int = 1) -> np.ndarray:
@@ -56,6 +59,7 @@ class FitErrors:
     samples: int
 
     def as_dict(self) -> dict:
+        """The errors as a plain dict (normalised units, degrees), for JSON."""
         return {
             "wrench_error": self.wrench_error,
             "wrench_error_max": self.wrench_error_max,

@@ -31,10 +31,12 @@ class QuarticLS:
 
     @property
     def dim(self) -> int:
+        """Dimension d of the normalised wrench space (gram is d^2 x d^2)."""
         return math.isqrt(len(self.gram))
 
     @property
     def exponents(self) -> np.ndarray:
+        """(L, d) exponents of the quartic monomials, one row per coefficient."""
         return monomial_exponents(self.dim)
 
     def value(self, x: np.ndarray) -> np.ndarray:

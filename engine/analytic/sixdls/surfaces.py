@@ -167,6 +167,7 @@ class SurfaceGrid:
 
     @property
     def area(self) -> float:
+        """Total surface area, the sum of the quadrature weights (m^2)."""
         return float(self.area_weights.sum())
 
     @property
