@@ -8,11 +8,13 @@ pending request is worked on; the validity check is answered first because it is
 from __future__ import annotations
 
 import dataclasses
+import logging
 import queue
-import traceback
 from typing import Any
 
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+
+log = logging.getLogger(__name__)
 
 ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
 
@@ -47,6 +49,7 @@ def _latest(inbox: Any, job: AnalysisJob) -> AnalysisJob | None:
 
 
 def analysis_main(inbox: Any, outbox: Any) -> None:
+    """Serve AnalysisJobs from `inbox` until None; answers go to `outbox`."""
     from app.sim_worker import lower_priority
     from engine.errors import IpcGraspError
     from engine.grasp.trials import check_grasp
@@ -71,6 +74,7 @@ def analysis_main(inbox: Any, outbox: Any) -> None:
             except IpcGraspError as exc:
                 outbox.put(GraspCheck(job.request, False, str(exc)))
             except Exception as exc:
+                log.exception("grasp check failed for request %d", job.request)
                 outbox.put(GraspCheck(job.request, False, f"{type(exc).__name__}: {exc}"))
         if job.models:
             _predict(job, obj, inbox, outbox)
@@ -95,5 +99,5 @@ def _predict(job: AnalysisJob, obj: Any, inbox: Any, outbox: Any) -> None:
             results = analyze_grasp(obj, job.grasp, aparams, list(job.models), samples, job.seed)
             outbox.put(Predictions(job.request, True, list(results), stage=stage))
     except Exception as exc:
-        traceback.print_exc()
+        log.exception("analytic predictions failed for request %d", job.request)
         outbox.put(Predictions(job.request, True, [], f"{type(exc).__name__}: {exc}"))

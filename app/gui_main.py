@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import multiprocessing as mp
 import os
 import sys
@@ -12,6 +13,7 @@ from engine import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `ipcgrasp gui` command line."""
     p = argparse.ArgumentParser(
         prog="ipcgrasp gui",
         description="The ipcgrasp desktop app. Without a path it opens the example cube.",
@@ -35,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _excepthook(exc_type, exc, tb) -> None:
     """Uncaught exceptions in Qt slots: report in a dialog instead of silently hanging."""
     text = "".join(traceback.format_exception(exc_type, exc, tb))
-    sys.stderr.write(text)
+    logging.getLogger("app").critical("uncaught exception:\n%s", text)
     try:
         from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -43,13 +45,14 @@ def _excepthook(exc_type, exc, tb) -> None:
             QMessageBox.critical(
                 None,
                 "ipcgrasp: unexpected error",
-                f"{exc_type.__name__}: {exc}\n\nDetails were printed to the terminal.",
+                f"{exc_type.__name__}: {exc}\n\nDetails are in the log (View > Log).",
             )
     except Exception:
         pass
 
 
 def gui_main(argv: list[str]) -> int:
+    """Run the app (or its smoke test); returns the exit code."""
     mp.freeze_support()  # a frozen app's spawned workers must not start another GUI
     args = build_parser().parse_args(argv)
     if args.workers is not None and args.workers < 1:
@@ -101,8 +104,8 @@ def gui_main(argv: list[str]) -> int:
     window = MainWindow(n_workers=args.workers)
     window.show()
     if args.path:
-        if not window.open_path(args.path, args.unit):
-            window.load_example()
+        if not window.opening.open_path(args.path, args.unit):
+            window.opening.load_example()
     else:
-        window.load_example()
+        window.opening.load_example()
     return int(app.exec())

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.trial_series import TrialSeries
+from app.model.trial_series import TrialSeries
 
 PAD_COLORS = ("#1f77b4", "#d62728")
 PANELS = (

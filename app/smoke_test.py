@@ -49,24 +49,24 @@ def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int |
     window = None
     try:
         window = MainWindow(n_workers=workers or 1)
-        window.quiet_errors = True
+        window.ui.quiet = True
         window.show()
         wait_until(app, window.isVisible, 30, "the window to show")
         step = "opening the object"
-        ok = window.open_path(path) if path else window.load_example()
+        ok = window.opening.open_path(path) if path else window.opening.load_example()
         if not ok or window.doc is None:
-            raise SmokeFailure("; ".join(window.errors) or "no document")
+            raise SmokeFailure("; ".join(window.ui.errors) or "no document")
         step = "drawing the default grasp"
         if len(window.viewport._pad_actors) != 2 or len(window.viewport._plate_actors) != 2:
             raise SmokeFailure("the gripper (two pads, two backing plates) is not drawn")
-        wait_until(app, lambda: window._grasp_valid is not None, 120, "the grasp check")
-        if not window._grasp_valid:
-            raise SmokeFailure(f"the default grasp is invalid: {window._grasp_reason}")
+        wait_until(app, lambda: window.model.grasp_valid is not None, 120, "the grasp check")
+        if not window.model.grasp_valid:
+            raise SmokeFailure(f"the default grasp is invalid: {window.model.grasp_reason}")
         step = "waiting for the simulation worker"
         wait_until(app, lambda: window.sim.ready_count > 0, 180, "a warmed-up worker process")
         step = "simulating"
-        if not window.start_simulation(max_frames=SMOKE_FRAMES):
-            raise SmokeFailure("; ".join(window.errors) or "could not start")
+        if not window.runs.start_simulation(max_frames=SMOKE_FRAMES):
+            raise SmokeFailure("; ".join(window.ui.errors) or "could not start")
         shown: list[int] = []
         window.frame_displayed.connect(lambda trial, i: shown.append(i))
         wait_until(app, lambda: bool(shown), 120, "a streamed frame on screen")
@@ -89,8 +89,8 @@ def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int |
             window.grab().save(screenshot)
         step = "saving a session"
         with tempfile.TemporaryDirectory() as tmp:
-            if not window.save_session(Path(tmp) / "smoke"):
-                raise SmokeFailure("; ".join(window.errors))
+            if not window.sessions.save_session(Path(tmp) / "smoke"):
+                raise SmokeFailure("; ".join(window.ui.errors))
         print(
             f"ipcgrasp smoke test: OK ({len(rec.frames)} frames streamed from a worker process, "
             f"first frame {first_frame_s:.2f} s after Simulate, {share:.0%} of the view drawn, "

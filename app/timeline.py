@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.trial_series import TrialSeries
+from app.model.trial_series import TrialSeries
 
 PHASE_COLORS = {"squeeze": "#5dade2", "lift": "#58d68d", "hold": "#f5b041"}
 SPEEDS = (0.05, 0.1, 0.25, 0.5, 1.0)

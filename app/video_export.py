@@ -6,8 +6,7 @@ trial, so a child process renders with its own pyvista Plotter and reports progr
 
 from __future__ import annotations
 
-import queue
-import traceback
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,9 +15,13 @@ import numpy as np
 from app.gripper_shapes import GripperShapes
 from engine.grasp.frames import Frame
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, eq=False)
 class VideoJob:
+    """Everything the video process needs to draw one trial (plain arrays, no VTK)."""
+
     path: str
     object_vertices: np.ndarray
     object_faces: np.ndarray
@@ -110,14 +113,5 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
         pl.close()
         progress.put(("done", job.path, n))
     except Exception as exc:
-        traceback.print_exc()
+        log.exception("rendering %s failed", job.path)
         progress.put(("error", f"{type(exc).__name__}: {exc}"))
-
-
-def drain(progress: Any) -> list[tuple]:
-    out = []
-    while True:
-        try:
-            out.append(progress.get_nowait())
-        except (queue.Empty, OSError, ValueError, EOFError):
-            return out

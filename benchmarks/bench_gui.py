@@ -75,7 +75,7 @@ def first_frame_s(app, window) -> float:
     window.simulate_action.trigger()
     _wait(app, lambda: bool(drawn), 120)
     window.frame_displayed.disconnect(conn)
-    window.cancel_simulation()
+    window.runs.cancel_simulation()
     _wait(app, lambda: not window.sim.is_running(), 60)
     return drawn[0] - t0
 
@@ -88,7 +88,7 @@ def prediction_latency_s(app, window, name: str, value: float) -> tuple[float, f
         lambda request: shown.append((time.perf_counter(), request, window.predictions.stage))
     )
     t0 = time.perf_counter()
-    assert window.edit_param(name, value)
+    assert window.editing.edit_param(name, value)
     request = window.analysis.latest_request
 
     def stage_time(stage: str) -> float | None:
@@ -119,11 +119,11 @@ def main() -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     window = MainWindow(n_workers=1)
-    window.quiet_errors = True
+    window.ui.quiet = True
     window.resize(1400, 900)
     window.show()
-    window.load_example()
-    _wait(app, lambda: window.sim.ready_count > 0 and window._grasp_valid is not None, 300)
+    window.opening.load_example()
+    _wait(app, lambda: window.sim.ready_count > 0 and window.model.grasp_valid is not None, 300)
 
     warm = [first_frame_s(app, window) for _ in range(args.first_frame_runs)]
     mu0 = window.doc.params.mu
@@ -131,19 +131,15 @@ def main() -> int:
 
     # Cold: a worker that has not started yet (no pre-start), for contrast.
     window.sim.shutdown()
-    from app.sim_controller import SimulationController
+    from app.sim_pool import SimulationPool
 
-    window.sim = SimulationController(window, 1)
-    window.sim.frame_arrived.connect(window._on_frame)
-    window.sim.trial_started.connect(window._on_trial_started)
-    window.sim.trial_ended.connect(window._on_trial_ended)
-    window.sim.run_finished.connect(window._on_run_finished)
+    window.use_pool(SimulationPool(window, 1))
     cold = first_frame_s(app, window)
     _wait(app, lambda: window.sim.ready_count > 0, 300)
 
     # Event-loop gaps while full trials stream and the view follows the live frame, repeated:
     # the longest gap is a tail statistic and this machine is shared, so quote its median.
-    window.edit_param("n_trials", args.trials)
+    window.editing.edit_param("n_trials", args.trials)
     drawn = []
     window.frame_displayed.connect(lambda t, i: drawn.append(i))
     probe = GapProbe()
@@ -173,14 +169,14 @@ def main() -> int:
 
     # The same with the display clock stopped (frames received and stored, nothing redrawn):
     # what receiving frames costs, without rendering or composing the window.
-    window._display_timer.stop()
-    window.edit_param("n_trials", 1)
+    window.scene.stop()
+    window.editing.edit_param("n_trials", 1)
     probe.start()
     window.doc.dirty = False
     window.simulate_action.trigger()
     _wait(app, lambda: not window.sim.is_running(), 900)
     frozen = sorted(probe.stop())
-    window._display_timer.start()
+    window.scene.start()
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.0f}"

@@ -26,16 +26,18 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("ipcgrasp")
     w = MainWindow(n_workers=1)
-    w.quiet_errors = True
+    w.ui.quiet = True
     w.resize(1440, 920)
     w.show()
-    w.load_example()
-    wait_until(app, lambda: w.sim.ready_count > 0 and w._grasp_valid is not None, 300, "workers")
-    w.edit_param("n_trials", 3)
-    w.start_simulation()
+    w.opening.load_example()
+    wait_until(
+        app, lambda: w.sim.ready_count > 0 and w.model.grasp_valid is not None, 300, "workers"
+    )
+    w.editing.edit_param("n_trials", 3)
+    w.runs.start_simulation()
     wait_until(app, lambda: not w.sim.is_running(), 600, "the run")
     w.bottom_tabs.setCurrentIndex(0)
-    w.select_trial(0)
+    w.model.select_trial(0)
     frames = w.doc.run.trials[0].frames
     lift = next(i for i, f in enumerate(frames) if f.phase == "lift")
     w.timeline.seek(lift + (len(frames) - lift) // 2)

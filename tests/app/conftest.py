@@ -47,8 +47,8 @@ class DialogLog:
         monkeypatch.setattr(QMessageBox, "information", record("information", sb.Ok))
         monkeypatch.setattr(QMessageBox, "question", record("question", sb.No))
 
-        def ask(window, box):
-            """MainWindow.ask: an answer may be (button, tick "don't ask again")."""
+        def ask(feedback, box):
+            """Feedback.ask: an answer may be (button, tick "don't ask again")."""
             self.calls.append(("ask", box.windowTitle(), box.text()))
             answer = self.answers.pop(0) if self.answers else sb.Discard
             if isinstance(answer, tuple):
@@ -56,9 +56,9 @@ class DialogLog:
                 box.checkBox().setChecked(tick)
             return answer
 
-        from app.main_window import MainWindow
+        from app.ui import Feedback
 
-        monkeypatch.setattr(MainWindow, "ask", ask)
+        monkeypatch.setattr(Feedback, "ask", ask)
 
     def kinds(self) -> list[str]:
         return [c[0] for c in self.calls]
@@ -66,8 +66,9 @@ class DialogLog:
 
 @pytest.fixture(scope="session")
 def _settings_dir(tmp_path_factory):
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QSettings, QStandardPaths
 
+    QStandardPaths.setTestModeEnabled(True)  # the log file goes to a test location
     d = tmp_path_factory.mktemp("qsettings")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(d))
@@ -106,12 +107,12 @@ def window(shared_window, qtbot, dialogs):
         qtbot.waitUntil(lambda: not w.sim.is_running(), timeout=30_000)
     if w.doc is not None:
         w.doc.dirty = False
-    w.errors.clear()
+    w.ui.errors.clear()
     w.color_combo.setCurrentIndex(1)
-    assert w.load_example()
+    assert w.opening.load_example()
     w.activateWindow()
     qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w._grasp_valid is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.model.grasp_valid is not None, timeout=120_000)
     qtbot.waitUntil(lambda: w.sim.ready_count > 0, timeout=180_000)
     dialogs.calls.clear()
     yield w

@@ -26,10 +26,10 @@ def _read_mp4(path) -> np.ndarray:
 
 @pytest.fixture
 def short_run(window, qtbot):
-    window.edit_param("n_trials", 2)
-    assert window.start_simulation(max_frames=8)
+    window.editing.edit_param("n_trials", 2)
+    assert window.runs.start_simulation(max_frames=8)
     qtbot.waitUntil(lambda: not window.sim.is_running(), timeout=120_000)
-    window.select_trial(0)
+    window.model.select_trial(0)
     return window
 
 
@@ -37,9 +37,9 @@ def short_run(window, qtbot):
 def test_export_video_reads_back_with_every_frame(short_run, qtbot, tmp_path, suffix):
     w = short_run
     path = tmp_path / f"trial0{suffix}"
-    assert w.export_video(path, fps=10)
-    qtbot.waitUntil(lambda: w._export is None, timeout=180_000)
-    assert w.last_export["error"] == "", w.last_export
+    assert w.exports.export_video(path, fps=10)
+    qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
+    assert w.exports.last_export["error"] == "", w.exports.last_export
     frames = _read_mp4(path) if suffix == ".mp4" else np.stack(list(iio.imiter(path)))
     assert len(frames) == len(w.doc.run.trials[0].frames) == 8
     assert frames.shape[1] % 2 == 0 and frames.shape[2] % 2 == 0
@@ -47,14 +47,14 @@ def test_export_video_reads_back_with_every_frame(short_run, qtbot, tmp_path, su
 
 
 def test_export_video_to_an_unwritable_path_is_an_error(short_run, dialogs):
-    assert not short_run.export_video("/proc/forbidden/x.mp4")
+    assert not short_run.exports.export_video("/proc/forbidden/x.mp4")
     assert dialogs.kinds() == ["critical"]
 
 
 def test_export_csv_one_row_per_trial(short_run, tmp_path):
     w = short_run
     path = tmp_path / "out" / "results.csv"
-    assert w.export_csv(path)
+    assert w.exports.export_csv(path)
     with path.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 2
@@ -73,14 +73,14 @@ def test_export_vtk_series_and_screenshot(short_run, tmp_path):
     import pyvista as pv
 
     w = short_run
-    pvd = w.export_vtk(tmp_path / "series.pvd")
+    pvd = w.exports.export_vtk(tmp_path / "series.pvd")
     reader = pv.get_reader(str(pvd))
     assert len(reader.time_values) == 8
     reader.set_active_time_value(reader.time_values[-1])
     mesh = reader.read()[0]
     assert "energy_density" in mesh.point_data and mesh.n_cells > 12
     png = tmp_path / "shot.png"
-    assert w.save_screenshot(png)
+    assert w.exports.save_screenshot(png)
     img = iio.imread(png)
     assert img.shape[0] > 100 and img.std() > 5
 
@@ -88,16 +88,16 @@ def test_export_vtk_series_and_screenshot(short_run, tmp_path):
 def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     w = short_run
     run = w.doc.run
-    assert w.save_session(tmp_path / "study")
+    assert w.sessions.save_session(tmp_path / "study")
     json_path = tmp_path / "study.ipcgrasp.json"
     doc = json.loads(json_path.read_text())
     assert doc["format"] == "ipcgrasp-session" and doc["object"]["source"] == "builtin:cube"
     assert not w.doc.dirty
     frames = {k: len(r.frames) for k, r in run.trials.items()}
     grasp = w.doc.grasp
-    w.load_example()
+    w.opening.load_example()
     assert w.doc.run is None
-    assert w.open_path(json_path)
+    assert w.opening.open_path(json_path)
     d = w.doc
     assert {k: len(r.frames) for k, r in d.run.trials.items()} == frames
     assert [r.status for r in d.run.trials.values()] == ["done", "done"]

@@ -36,7 +36,7 @@ def _screen_pos(window, world) -> QPoint:
 def test_example_cube_with_default_grasp_drawn(window):
     d = window.doc
     assert d.display_name == "example cube"
-    assert window._grasp_valid, window._grasp_reason
+    assert window.model.grasp_valid, window.model.grasp_reason
     vp = window.viewport
     assert len(vp._pad_actors) == 2 and len(vp._plate_actors) == 2
     np.testing.assert_allclose(vp._pad_actors[0].user_matrix, d.grasp.pose())
@@ -47,7 +47,7 @@ def test_example_cube_with_default_grasp_drawn(window):
 
 def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
     path = _box_file(tmp_path / "bar.stl", [0.06, 0.03, 0.02])
-    assert window.open_path(path)
+    assert window.opening.open_path(path)
     d = window.doc
     assert d.display_name == "bar" and len(d.poses) >= 2
     assert window.grasp_dock.pose_combo.count() == len(d.poses)
@@ -65,7 +65,7 @@ def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
 def test_millimetre_mesh_is_offered_the_fix(window, dialogs, tmp_path):
     path = _box_file(tmp_path / "part_mm.stl", [40, 20, 15])
     dialogs.answers = [QMessageBox.StandardButton.Yes]
-    assert window.open_path(path)
+    assert window.opening.open_path(path)
     assert dialogs.kinds() == ["question"] and "millimetres" in dialogs.calls[0][2]
     assert window.doc.unit == "mm"
     np.testing.assert_allclose(
@@ -86,7 +86,7 @@ def test_broken_file_gives_an_error_and_no_crash(window, dialogs, qtbot, tmp_pat
     before = window.doc
     path = tmp_path / name
     path.write_bytes(content)
-    assert not window.open_path(path)
+    assert not window.opening.open_path(path)
     assert dialogs.kinds() == ["critical"]
     assert window.doc is before  # the previous object stays
     qtbot.wait(50)  # the event loop still runs
@@ -94,7 +94,7 @@ def test_broken_file_gives_an_error_and_no_crash(window, dialogs, qtbot, tmp_pat
 
 
 def test_missing_file_gives_an_error(window, dialogs, tmp_path):
-    assert not window.open_path(tmp_path / "nope.stl")
+    assert not window.opening.open_path(tmp_path / "nope.stl")
     assert dialogs.kinds() == ["critical"] and "not found" in dialogs.calls[0][2]
 
 
@@ -139,18 +139,18 @@ def test_right_click_places_an_antipodal_grasp(window, qtbot):
 def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
     window.grasp_dock.center[2].setValue(100.0)  # 10 cm above the 3 cm cube: misses it
     assert window.doc.grasp.center[2] == pytest.approx(0.1)
-    qtbot.waitUntil(lambda: window._grasp_valid is False, timeout=30_000)
-    assert "misses the object" in window._grasp_reason
+    qtbot.waitUntil(lambda: window.model.grasp_valid is False, timeout=30_000)
+    assert "misses the object" in window.model.grasp_reason
     assert "invalid" in window.grasp_dock.status_label.text()
     vp = window.viewport
     from app.scene_style import WARNING_COLOR
 
     assert vp._pad_actors[0].prop.color.hex_rgb.lower() == WARNING_COLOR.lower()
     # Simulating an invalid grasp is refused with the reason.
-    assert not window.start_simulation()
-    assert "misses" in window.errors[-1]
+    assert not window.runs.start_simulation()
+    assert "misses" in window.ui.errors[-1]
     window.undo_action.trigger()
-    qtbot.waitUntil(lambda: window._grasp_valid is True, timeout=30_000)
+    qtbot.waitUntil(lambda: window.model.grasp_valid is True, timeout=30_000)
 
 
 def _mouse_move(widget, pos: QPoint, buttons=Qt.MouseButton.NoButton) -> None:
@@ -271,10 +271,10 @@ def test_parameter_edits_validate_and_undo(window):
     assert window.doc.params.squeeze_force_n == pytest.approx(dock.force_spin.value())
     assert not dock.psi_spin.isEnabled()
     # Out-of-range values are refused with the reason and the field shows the valid value.
-    assert not window.edit_param("poisson_ratio", 0.7)
+    assert not window.editing.edit_param("poisson_ratio", 0.7)
     assert "poisson_ratio" in dock.message.text()
     assert window.doc.params.poisson_ratio == pytest.approx(0.45)
-    assert not window.edit_param("density", -5.0)
+    assert not window.editing.edit_param("density", -5.0)
     window.undo_action.trigger()  # the stop mode
     assert window.doc.params.squeeze_force_n is None
     window.undo_action.trigger()  # mu

@@ -62,8 +62,8 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
 
 
 def test_escape_cancels_promptly_and_keeps_the_frames(window, qtbot):
-    window.edit_param("n_trials", 3)
-    assert window.start_simulation()
+    window.editing.edit_param("n_trials", 3)
+    assert window.runs.start_simulation()
     run = window.doc.run
     qtbot.waitUntil(lambda: len(run.trials[0].frames) >= 2, timeout=60_000)
     t0 = time.perf_counter()
@@ -78,21 +78,21 @@ def test_escape_cancels_promptly_and_keeps_the_frames(window, qtbot):
 
 
 def test_several_trials_fill_the_runs_table(window, qtbot):
-    window.edit_param("n_trials", 2)
-    assert window.start_simulation(max_frames=4)
+    window.editing.edit_param("n_trials", 2)
+    assert window.runs.start_simulation(max_frames=4)
     _wait_done(qtbot, window)
     run = window.doc.run
     assert window.runs_table.rowCount() == 2
     assert [run.trials[k].status for k in (0, 1)] == ["done", "done"]
     assert run.trials[0].result.perturbation != run.trials[1].result.perturbation
     window.runs_table.selectRow(1)
-    assert window._trial == 1
+    assert window.model.trial == 1
     assert len(window.timeline.series) == len(run.trials[1].frames) == 4
 
 
 def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
     old_pids = set(window.sim.worker_pids)
-    assert window.start_simulation(crash_after=2)
+    assert window.runs.start_simulation(crash_after=2)
     _wait_done(qtbot, window, timeout=60_000)
     rec = window.doc.run.trials[0]
     assert rec.status == "failed"
@@ -102,7 +102,7 @@ def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
     # A replacement worker takes the next run.
     assert set(window.sim.worker_pids) != old_pids
     qtbot.waitUntil(lambda: window.sim.ready_count > 0, timeout=120_000)
-    assert window.start_simulation(max_frames=2)
+    assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
     assert window.doc.run.trials[0].status == "done"
 
@@ -111,12 +111,12 @@ def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
 def test_closing_with_unsaved_results_asks(window, qtbot, dialogs, answer):
     from PySide6.QtWidgets import QMessageBox
 
-    assert window.start_simulation(max_frames=2)
+    assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
     assert window.doc.dirty
     sb = QMessageBox.StandardButton
     dialogs.answers = [sb.Cancel if answer == "cancel" else sb.Discard]
-    assert window._confirm_discard("quit") is (answer == "discard")
+    assert window.sessions.confirm_discard("quit") is (answer == "discard")
     assert dialogs.kinds() == ["question"] and "not saved" in dialogs.calls[0][2]
 
 
@@ -127,21 +127,21 @@ def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs,
     from engine.io.session import load_session
 
     sb = QMessageBox.StandardButton
-    assert window.start_simulation(max_frames=2)
+    assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
     first = window.doc.run
     # Cancel: nothing starts, the results stay.
     dialogs.answers = [sb.Cancel]
-    assert not window.start_simulation(max_frames=2)
+    assert not window.runs.start_simulation(max_frames=2)
     assert dialogs.kinds() == ["ask"] and "not saved" in dialogs.calls[0][2]
     assert window.doc.run is first and len(first.trials[0].frames) == 2
     # Save: the session (already saved once, so no file dialog) gets the old run first.
-    assert window.save_session(tmp_path / "study")
-    assert window.start_simulation(max_frames=3)  # results were saved: no question
+    assert window.sessions.save_session(tmp_path / "study")
+    assert window.runs.start_simulation(max_frames=3)  # results were saved: no question
     assert dialogs.kinds() == ["ask"]
     _wait_done(qtbot, window)
     dialogs.answers = [sb.Save]
-    assert window.start_simulation(max_frames=2)
+    assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
     saved = load_session(tmp_path / "study")
     assert len(saved.trials[0].frames) == 3  # the run the new one replaced
@@ -149,11 +149,11 @@ def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs,
     dialogs.calls.clear()
     dialogs.answers = [(sb.Discard, True)]
     try:
-        assert window.start_simulation(max_frames=2)
+        assert window.runs.start_simulation(max_frames=2)
         _wait_done(qtbot, window)
         assert not app_settings.ask_before_replacing_results()
         assert not window.ask_replace_action.isChecked()  # Simulation menu shows it
-        assert window.start_simulation(max_frames=2)
+        assert window.runs.start_simulation(max_frames=2)
         _wait_done(qtbot, window)
         assert dialogs.kinds() == ["ask"]  # only the first time
     finally:
@@ -162,8 +162,8 @@ def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs,
 
 
 def test_closing_with_running_trials_asks(window, qtbot, dialogs):
-    assert window.start_simulation()
+    assert window.runs.start_simulation()
     dialogs.answers = []  # default answer: No
-    assert not window._confirm_discard("quit")
+    assert not window.sessions.confirm_discard("quit")
     assert "running" in dialogs.calls[0][2]
     assert window.sim.is_running()

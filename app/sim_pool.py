@@ -2,26 +2,28 @@
 
 Why processes: the IPC solver holds the GIL, and a solver thread in the GUI process made the
 event loop stall for 140+ ms per gap (shared/notes/gui.md). Workers are started at launch and
-warm up, so the first frame of a run arrives within a fraction of a second. A QTimer pump
-drains the shared queue on the GUI thread (no extra thread, no cross-thread slots). A worker
-that dies marks its trial failed with the exit code and is replaced.
+warm up, so the first frame of a run arrives within a fraction of a second. A Pump drains the
+shared outbox on the GUI thread. A worker that dies marks its trial failed with the exit code
+and is replaced. Process handling is app.workers.WorkerProcess.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import logging
 import os
-import queue
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.sim_worker import worker_main
 from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
+from app.worker_pump import Pump
+from app.workers import WorkerProcess, drain_queue, spawn_context
 from engine.grasp.frames import TrialResult
+
+log = logging.getLogger(__name__)
 
 PUMP_INTERVAL_MS = 10
 PUMP_BUDGET_S = 0.008  # at most this long per tick, so the GUI keeps breathing
@@ -37,18 +39,15 @@ def default_worker_count() -> int:
 @dataclass
 class _Worker:
     wid: int
-    process: Any
-    inbox: Any
-    cancel: Any
+    proc: WorkerProcess
     job: TrialJob | None = None
     ready: bool = False
     cancel_deadline: float | None = None
     frames_seen: int = 0
-    extra: dict = field(default_factory=dict)
 
 
-class SimulationController(QObject):
-    """Owns the worker processes; one run (a list of trial jobs) at a time."""
+class SimulationPool(QObject):
+    """Owns the simulation worker processes; one run (a list of trial jobs) at a time."""
 
     workers_ready = Signal(int)  # number of warmed-up workers
     trial_started = Signal(int)
@@ -58,10 +57,9 @@ class SimulationController(QObject):
 
     def __init__(self, parent: QObject | None = None, n_workers: int | None = None) -> None:
         super().__init__(parent)
-        self._ctx = mp.get_context("spawn")  # fork would copy Qt/GL state into the child
         # A SimpleQueue writes each message to the pipe inside put() (a Queue hands it to a
         # feeder thread), so every frame sent before a worker crashes reaches the GUI.
-        self._outbox = self._ctx.SimpleQueue()
+        self._outbox = spawn_context().SimpleQueue()
         self._n = n_workers or default_worker_count()
         self._workers: list[_Worker] = []
         self._next_wid = 0
@@ -71,12 +69,8 @@ class SimulationController(QObject):
         self._cancelled = False
         self.submitted_at: float | None = None
         self.first_frame_at: float | None = None
-        self._pump = QTimer(self)
-        self._pump.setInterval(PUMP_INTERVAL_MS)
-        self._pump.timeout.connect(self._drain)
-        self._health = QTimer(self)
-        self._health.setInterval(HEALTH_INTERVAL_MS)
-        self._health.timeout.connect(self._check_workers)
+        self._pump = Pump(self, PUMP_INTERVAL_MS, self._drain)
+        self._health = Pump(self, HEALTH_INTERVAL_MS, self._check_workers)
         self._shut = False
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -88,15 +82,11 @@ class SimulationController(QObject):
         self._health.start()
 
     def _spawn(self) -> _Worker:
-        inbox, cancel = self._ctx.Queue(), self._ctx.Event()
         wid = self._next_wid
         self._next_wid += 1
-        proc = self._ctx.Process(
-            target=worker_main, args=(wid, inbox, self._outbox, cancel), daemon=True,
-            name=f"ipcgrasp-sim-{wid}",
-        )  # fmt: skip
-        proc.start()
-        w = _Worker(wid, proc, inbox, cancel)
+        proc = WorkerProcess(f"ipcgrasp-sim-{wid}", outbox=self._outbox)
+        proc.start(worker_main, wid, proc.inbox, self._outbox, proc.cancel)
+        w = _Worker(wid, proc)
         self._workers.append(w)
         return w
 
@@ -108,31 +98,25 @@ class SimulationController(QObject):
         self._pump.stop()
         self._health.stop()
         for w in self._workers:
-            w.cancel.set()
-            try:
-                w.inbox.put_nowait(None)
-            except (ValueError, OSError, queue.Full):
-                pass
+            w.proc.request_stop()
         deadline = time.monotonic() + timeout_s
         for w in self._workers:
-            w.process.join(max(0.0, deadline - time.monotonic()))
-            if w.process.is_alive():
-                w.process.terminate()
-                w.process.join(1.0)
-            w.inbox.cancel_join_thread()
-            w.inbox.close()
+            w.proc.stop(deadline=deadline)
         self._outbox.close()
         self._workers = []
 
     @property
     def ready_count(self) -> int:
+        """Workers that finished warming up."""
         return sum(w.ready for w in self._workers)
 
     @property
     def worker_pids(self) -> list[int]:
-        return [w.process.pid for w in self._workers]
+        """Process ids of the current workers."""
+        return [w.proc.pid or 0 for w in self._workers]
 
     def is_running(self) -> bool:
+        """True while trials of the current run are queued or running."""
         return bool(self._outstanding)
 
     # --- runs ---------------------------------------------------------------------------------
@@ -163,19 +147,19 @@ class SimulationController(QObject):
         now = time.monotonic()
         for w in self._workers:
             if w.job is not None and w.job.run_id == self._run_id:
-                w.cancel.set()
+                w.proc.cancel.set()
                 w.cancel_deadline = now + CANCEL_GRACE_S
 
     def _dispatch(self) -> None:
         for w in self._workers:
             if not self._pending:
                 return
-            if w.job is None and w.process.is_alive():
+            if w.job is None and w.proc.alive():
                 job = self._pending.popleft()
                 w.job = job
                 w.frames_seen = 0
-                w.cancel.clear()
-                w.inbox.put(job)
+                w.proc.cancel.clear()
+                w.proc.send(job)
 
     def _finish(self, trial: int, result: TrialResult, status: str) -> None:
         if trial not in self._outstanding:
@@ -187,15 +171,17 @@ class SimulationController(QObject):
 
     # --- pump ---------------------------------------------------------------------------------
     def _drain(self, budget_s: float | None = PUMP_BUDGET_S) -> None:
+        if budget_s is None:
+            messages = drain_queue(self._outbox)
+            for msg in messages:
+                self._handle(msg)
+            return
         start = time.perf_counter()
-        while budget_s is None or time.perf_counter() - start < budget_s:
-            try:
-                if self._outbox.empty():
-                    return
-                msg = self._outbox.get()
-            except (OSError, ValueError, EOFError):
+        while time.perf_counter() - start < budget_s:
+            batch = drain_queue(self._outbox, limit=1)
+            if not batch:
                 return
-            self._handle(msg)
+            self._handle(batch[0])
 
     def _worker(self, wid: int) -> _Worker | None:
         return next((w for w in self._workers if w.wid == wid), None)
@@ -205,6 +191,7 @@ class SimulationController(QObject):
             w = self._worker(msg.worker)
             if w is not None:
                 w.ready = True
+                log.info("simulation worker %d ready (warm-up %.1f s)", msg.worker, msg.warmup_s)
                 self.workers_ready.emit(self.ready_count)
         elif isinstance(msg, FramePacket):
             w = self._worker(msg.worker)
@@ -222,7 +209,7 @@ class SimulationController(QObject):
             if w is not None:
                 w.job = None
                 w.cancel_deadline = None
-                w.cancel.clear()
+                w.proc.cancel.clear()
             if msg.run_id == self._run_id:
                 status = (
                     "cancelled" if msg.cancelled else ("failed" if msg.result.error else "done")
@@ -237,26 +224,26 @@ class SimulationController(QObject):
         self._drain(budget_s=None)  # deliver what a dying worker sent before it died
         now = time.monotonic()
         for w in list(self._workers):
-            alive = w.process.is_alive()
+            alive = w.proc.alive()
             overdue = w.cancel_deadline is not None and now > w.cancel_deadline and alive
             if alive and not overdue:
                 continue
             if overdue:
-                w.process.terminate()
-                w.process.join(1.0)
+                log.warning(
+                    "worker %d ignored cancel for %.0f s; terminating", w.wid, CANCEL_GRACE_S
+                )
+                w.proc.terminate()
             job = w.job
             self._workers.remove(w)
-            w.inbox.cancel_join_thread()
+            w.proc.close_queues()
             if job is not None and job.run_id == self._run_id:
                 result = TrialResult(trial=job.trial, success=False, reason="cancelled")
                 result.perturbation = job.planned.perturbation_dict
                 result.frames = w.frames_seen
                 status = "cancelled"
                 if not overdue:
-                    code = w.process.exitcode
-                    how = (
-                        f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                    )
+                    how = w.proc.exit_description()
+                    log.error("simulation worker %d died (%s) in trial %d", w.wid, how, job.trial)
                     result.reason = "worker crashed"
                     result.error = (
                         f"the simulation worker process died ({how}) after {w.frames_seen} "

@@ -1,20 +1,31 @@
-"""GUI side of the analysis worker: debounced requests, newest answer wins."""
+"""GUI side of the analysis worker process: debounced requests, newest answer wins."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import queue
+import logging
 import time
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.analysis_worker import ANALYTIC_MODELS, analysis_main
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+from app.worker_pump import Pump
+from app.workers import WorkerProcess
+
+log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 120  # coalesce a burst of edits (typing, gizmo drags) into one request
+PUMP_INTERVAL_MS = 20
 
 
-class AnalysisController(QObject):
+class AnalysisClient(QObject):
+    """Sends grasp checks / analytic predictions to one worker process and signals answers.
+
+    A burst of requests is debounced into one; only answers to `latest_request` matter to the
+    caller. A crashed process is restarted on the next poll.
+    """
+
     grasp_checked = Signal(int, bool, str)  # request, valid, reason
     predictions_ready = Signal(int, object)  # request, Predictions
 
@@ -28,12 +39,10 @@ class AnalysisController(QObject):
         super().__init__(parent)
         self.check = check
         self.name = name
-        self._ctx = mp.get_context("spawn")
-        self._inbox = self._ctx.Queue()
-        self._outbox = self._ctx.Queue()
-        self._proc = None
+        self._worker: WorkerProcess | None = None
         self._request = 0
         self._pending: AnalysisJob | None = None
+        self._pending_key: object = None
         self._sent_object_key: object = None
         self.latest_request = 0
         self.samples = 10
@@ -42,39 +51,31 @@ class AnalysisController(QObject):
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._send)
-        self._pump = QTimer(self)
-        self._pump.setInterval(20)
-        self._pump.timeout.connect(self._drain)
+        self._pump = Pump(self, PUMP_INTERVAL_MS, self._drain)
         self.requested_at: dict[int, float] = {}
 
     def start(self) -> None:
-        if self._proc is None or not self._proc.is_alive():
-            self._proc = self._ctx.Process(
-                target=analysis_main, args=(self._inbox, self._outbox), daemon=True,
-                name=self.name,
-            )  # fmt: skip
-            self._proc.start()
+        """Spawn the worker process if it is not running, and start polling it."""
+        if self._worker is None or not self._worker.alive():
+            if self._worker is not None:
+                self._worker.close_queues()
+            self._worker = WorkerProcess(self.name)
+            self._worker.start(analysis_main, self._worker.inbox, self._worker.outbox)
             self._sent_object_key = None
         self._pump.start()
 
     def shutdown(self) -> None:
+        """Stop polling and the worker process."""
         self._pump.stop()
         self._debounce.stop()
-        if self._proc is not None:
-            try:
-                self._inbox.put_nowait(None)
-            except (ValueError, OSError, queue.Full):
-                pass
-            self._proc.join(1.0)
-            if self._proc.is_alive():
-                self._proc.terminate()
-                self._proc.join(1.0)
-            self._proc = None
-        for q in (self._inbox, self._outbox):
-            q.cancel_join_thread()
-            q.close()
+        if self._worker is not None:
+            self._worker.stop(timeout_s=1.0)
+            self._worker = None
 
-    def request(self, obj, object_key, grasp, params, seed: int, closing_force_n: float) -> int:
+    def request(
+        self, obj: Any, object_key: object, grasp: Any, params: Any, seed: int,
+        closing_force_n: float,
+    ) -> int:  # fmt: skip
         """Queue a check + prediction of `grasp` (sent after the debounce delay)."""
         self._request += 1
         self.latest_request = self._request
@@ -90,27 +91,30 @@ class AnalysisController(QObject):
         job, self._pending = self._pending, None
         if job is None:
             return
-        if self._proc is None or not self._proc.is_alive():
+        if self._worker is None or not self._worker.alive():
             self.start()
+        assert self._worker is not None
         if self._pending_key == self._sent_object_key:
-            job = AnalysisJob(job.request, None, *_rest(job))
+            job = AnalysisJob(job.request, None, *_rest(job))  # the worker keeps the object
         self._sent_object_key = self._pending_key
         self.requested_at[job.request] = time.perf_counter()
-        self._inbox.put(job)
+        self._worker.send(job)
 
     def _drain(self) -> None:
-        while True:
-            try:
-                msg = self._outbox.get_nowait()
-            except (queue.Empty, OSError, ValueError, EOFError):
-                break
+        if self._worker is None:
+            return
+        for msg in self._worker.drain():
             if isinstance(msg, GraspCheck):
                 self.grasp_checked.emit(msg.request, msg.valid, msg.reason)
             elif isinstance(msg, Predictions):
                 self.predictions_ready.emit(msg.request, msg)
-        if self._proc is not None and not self._proc.is_alive():
+        if not self._worker.alive():
             # A crashed analysis process must not leave the table stale forever.
-            self._proc = None
+            log.error(
+                "analysis process %s died (%s); restarting it",
+                self.name,
+                self._worker.exit_description(),
+            )
             self.start()
 
 

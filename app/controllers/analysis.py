@@ -1,0 +1,61 @@
+"""Analysis: every grasp change is checked and predicted in the background processes."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.model import AppModel
+
+log = logging.getLogger(__name__)
+
+
+class AnalysisController(QObject):
+    """Sends the model's grasp to the checker and the analytic worker on every grasp change;
+    the newest answers update the model (validity) and the predictions panel.
+
+    Two processes: grasp checks must stay instant while a robustness estimate runs.
+    """
+
+    predictions_shown = Signal(int)  # analysis request number, after the panel shows it
+
+    def __init__(
+        self, model: AppModel, checker: Any, analysis: Any, panel: Any, parent: QObject | None
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.checker = checker
+        self.analysis = analysis
+        self.panel = panel
+        model.grasp_changed.connect(self.request)
+        checker.grasp_checked.connect(self.on_grasp_checked)
+        analysis.predictions_ready.connect(self.on_predictions)
+
+    def request(self) -> None:
+        """Ask both processes about the current grasp (debounced there)."""
+        d = self.model.doc
+        if d is None:
+            return
+        self.panel.set_pending()
+        force = self.model.closing_force_n
+        key = (id(d), d.version)  # the object is sent again only when it changed
+        self.checker.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
+        self.analysis.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
+
+    def on_grasp_checked(self, request: int, valid: bool, reason: str) -> None:
+        """The checker answered; only the answer to the newest request counts."""
+        if request != self.checker.latest_request:
+            return
+        self.model.set_grasp_check(valid, reason)
+
+    def on_predictions(self, request: int, msg: Any) -> None:
+        """Show the newest predictions (nominal first, then with robustness)."""
+        if request != self.analysis.latest_request:
+            return
+        if not msg.available:
+            self.panel.set_unavailable(f"not available: {msg.error}")
+        else:
+            self.panel.set_results(request, msg.results, msg.error, msg.stage)
+        self.predictions_shown.emit(request)

@@ -1,0 +1,118 @@
+"""Editing: grasp, parameters, stable pose and gizmo, each edit an undoable state change."""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QUndoStack
+
+from app.model import AppModel, EditState, safe_default_grasp
+from app.model.events import Event
+from app.undo import StateCommand
+from engine.errors import GraspError, IpcGraspError
+from engine.grasp.antipodal import antipodal_grasp, grasp_from_pose
+from engine.grasp.grasp import Grasp
+
+log = logging.getLogger(__name__)
+
+
+class EditController:
+    """Every edit becomes a StateCommand on `undo_stack`; applying one sets the model.
+
+    `param_message` (text) tells the parameters view what to show: "" after an accepted edit,
+    the reason after a refused one (the view then puts the field back to the valid value).
+    """
+
+    def __init__(self, model: AppModel, undo_stack: QUndoStack, ui: Any) -> None:
+        self.model = model
+        self.undo_stack = undo_stack
+        self.ui = ui
+        self.param_message = Event("param_message")
+
+    def push(self, new: EditState, text: str, merge: str | None = None) -> None:
+        """Make `new` current as an undoable step (nothing if it equals the current state)."""
+        old = self.model.edit_state()
+        if old.same_as(new):
+            return
+        self.undo_stack.push(StateCommand(self.model.apply_edit, old, new, text, merge))
+
+    def set_grasp(self, grasp: Grasp, text: str = "move grasp", merge: str | None = None) -> None:
+        """Make `grasp` the current grasp (undoable)."""
+        if self.model.doc is not None:
+            self.push(replace(self.model.edit_state(), grasp=grasp), text, merge)
+
+    def edit_param(self, name: str, value: object) -> bool:
+        """Apply one parameter edit (SI units); invalid values are refused with the reason."""
+        d = self.model.doc
+        if d is None:
+            return False
+        s = self.model.edit_state()
+        try:
+            if name == "n_trials":
+                new = replace(s, n_trials=int(value))  # type: ignore[call-overload]
+            elif name == "seed":
+                new = replace(s, seed=int(value))  # type: ignore[call-overload]
+            elif name == "analytic_force_n":
+                new = replace(s, analytic_force_n=float(value))  # type: ignore[arg-type]
+            elif name == "density":
+                if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                    raise IpcGraspError(f"object density must be > 0 kg/m^3 (got {value})")
+                new = replace(s, density_kg_m3=float(value))
+            else:
+                new = replace(s, params=replace(d.params, **{name: value}).validate())
+        except (IpcGraspError, TypeError, ValueError) as exc:
+            log.info("edit of %s refused: %s", name, exc)
+            self.param_message.emit(str(exc))
+            return False
+        self.param_message.emit("")
+        self.push(new, f"change {name}", merge=name)
+        return True
+
+    def set_stable_pose(self, index: int) -> None:
+        """Rest the object in stable pose `index` with the default grasp (undoable)."""
+        d = self.model.doc
+        if d is None or index == d.pose_index:
+            return
+        from engine.scene.resting import rest_object
+
+        obj = rest_object(d.mesh, index, density_kg_m3=d.density_kg_m3)
+        grasp = safe_default_grasp(obj, d.params)
+        s = self.model.edit_state()
+        self.push(replace(s, pose_index=index, grasp=grasp), f"rest on pose {index}")
+
+    def default_grasp(self) -> None:
+        """Put the engine's default grasp back (undoable)."""
+        d = self.model.doc
+        if d is not None:
+            self.set_grasp(safe_default_grasp(d.obj, d.params), "default grasp")
+
+    def place_grasp_at(self, point: np.ndarray, normal: np.ndarray) -> bool:
+        """Click-to-place: jaw 0 at `point`, the other jaw by ray casting along -normal."""
+        d = self.model.doc
+        if d is None:
+            return False
+        try:
+            done = antipodal_grasp(d.obj, point, normal, d.grasp.approach_angle_rad)
+        except GraspError as exc:
+            self.ui.status(f"cannot place a grasp there: {exc}")
+            return False
+        self.set_grasp(done.grasp, "place grasp")
+        self.ui.status(f"grasp placed: contacts {done.width_m * 1e3:.1f} mm apart")
+        return True
+
+    def on_gizmo(self, matrix: np.ndarray) -> None:
+        """The gizmo was dragged to `matrix`. Called from inside the widget's mouse-release
+        handler: rebuild the widget (which applying the grasp does) only after it returned."""
+        QTimer.singleShot(0, lambda: self.apply_gizmo(matrix))
+
+    def apply_gizmo(self, matrix: np.ndarray) -> None:
+        """Make the gripper pose `matrix` the grasp (undoable)."""
+        try:
+            self.set_grasp(grasp_from_pose(matrix), "move grasp (gizmo)")
+        except (IpcGraspError, ValueError) as exc:
+            self.ui.status(f"gizmo: {exc}")

@@ -1,0 +1,233 @@
+"""Exports of the selected trial or the run: CSV, ParaView series, screenshot, video."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from app.model import AppModel
+from app.video_export import VideoJob, even_size, render_video
+from app.worker_pump import Pump
+from app.workers import WorkerProcess
+from engine.errors import IpcGraspError
+from engine.grasp.frames import TrialResult
+from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
+from engine.io.vtk_series import write_vtk_series
+
+log = logging.getLogger(__name__)
+ANALYTIC_COLUMNS = ("success", "margin", "robustness")
+ANALYTIC_KEYS = ("soft_point", "reach", "6dfc", "exact")
+VIDEO_POLL_MS = 50
+
+
+class ExportController(QObject):
+    """File > Export ...: each export has a dialog entry point and a path-taking method.
+
+    `predictions` gives the analytic results for the CSV (a dict model key -> result);
+    `viewport` renders the screenshot and gives the video's camera and size.
+    """
+
+    def __init__(
+        self, model: AppModel, viewport: Any, predictions: Any, ui: Any, parent: QWidget
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.viewport = viewport
+        self.predictions = predictions
+        self.ui = ui
+        self._window = parent
+        self.video: dict | None = None  # the running video export
+        self.last_export: dict | None = None  # path, frames, error of the last video export
+
+    # --- CSV ----------------------------------------------------------------------------------
+    def export_csv_dialog(self) -> None:
+        """Ask for a file and export the results as CSV."""
+        path = self.ui.save_path("Export results", "CSV (*.csv)", ".csv")
+        if path:
+            self.export_csv(path)
+
+    def export_csv(self, path: str | Path) -> bool:
+        """One row per trial: inputs (object, grasp, every parameter, seed), outcome, and the
+        analytic predictions of the run's grasp."""
+        d = self.model.doc
+        if d is None or d.run is None:
+            self.ui.error("Nothing to export", "Run a simulation first (F5).")
+            return False
+        run = d.run
+        ctx = context_columns(
+            d.object_source, d.mesh.sha256, d.pose_index, run.grasp, run.params, run.spec.seed
+        )
+        ctx["n_trials"] = run.spec.n_trials
+        ctx["object_density_kg_m3"] = d.obj.density_kg_m3
+        analytic = {}
+        for key in ANALYTIC_KEYS:
+            r = self.predictions.results.get(key)
+            for col in ANALYTIC_COLUMNS:
+                analytic[f"analytic_{key}_{col}"] = "" if r is None else getattr(r, col)
+        columns = [*ctx, "status", *OUTCOME_COLUMNS, *analytic]
+        try:
+            f, writer = open_results_writer(path, columns)
+        except IpcGraspError as exc:
+            self.ui.error("Cannot export CSV", str(exc))
+            return False
+        with f:
+            for k in sorted(run.trials):
+                rec = run.trials[k]
+                result = rec.result or TrialResult(trial=k, success=False, reason=rec.status)
+                row = result_row(ctx, result)
+                row["status"] = rec.status
+                row.update(analytic)
+                writer.writerow(row)
+        self.ui.status(f"results written to {path}")
+        return True
+
+    # --- VTK series and screenshot ------------------------------------------------------------
+    def export_vtk_dialog(self) -> None:
+        """Ask for a file and export the selected trial's frames as a .pvd series."""
+        path = self.ui.save_path("Export VTK series", "ParaView series (*.pvd)", ".pvd")
+        if path:
+            self.export_vtk(path)
+
+    def export_vtk(self, path: str | Path) -> Path | None:
+        """The selected trial's frames as a ParaView series (pads with strain energy density)."""
+        d = self.model.doc
+        rec = self.model.selected_record()
+        pad = self.model.pads.pad
+        if d is None or rec is None or not rec.frames or pad is None:
+            self.ui.error("Nothing to export", "Select a trial with frames first.")
+            return None
+        if len(rec.energy_density) != len(rec.frames):
+            self.model.fill_energy(rec)
+        try:
+            out = write_vtk_series(
+                path, rec.frames, d.obj.vertices, d.obj.faces, pad.surface_faces,
+                rec.energy_density,
+            )  # fmt: skip
+        except IpcGraspError as exc:
+            self.ui.error("Cannot export the VTK series", str(exc))
+            return None
+        self.ui.status(f"VTK series written to {out} (open it in ParaView)")
+        return out
+
+    def screenshot_dialog(self) -> None:
+        """Ask for a file and save the 3D view as a PNG (Ctrl+P)."""
+        path = self.ui.save_path("Save screenshot", "PNG image (*.png)", ".png")
+        if path:
+            self.save_screenshot(path)
+
+    def save_screenshot(self, path: str | Path) -> bool:
+        """Save the 3D view as a PNG."""
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.viewport.screenshot(str(path))
+        except (OSError, ValueError) as exc:
+            self.ui.error("Cannot save the screenshot", f"{path}: {exc}")
+            return False
+        self.ui.status(f"screenshot saved to {path}")
+        return True
+
+    # --- video --------------------------------------------------------------------------------
+    def export_video_dialog(self) -> None:
+        """Ask for a file and render the selected trial as MP4 or GIF."""
+        path = self.ui.save_path("Export video", "MP4 video (*.mp4);;Animated GIF (*.gif)", ".mp4")
+        if path:
+            self.export_video(path)
+
+    def export_video(self, path: str | Path, fps: int = 20) -> bool:
+        """Render the selected trial off-screen in a child process, with a progress dialog.
+
+        Returns at once; when it ends, self.last_export holds (path, frames, error) and
+        self.video is None.
+        """
+        m = self.model
+        d, rec, shapes = m.doc, m.selected_record(), m.pads.shapes
+        if d is None or rec is None or not rec.frames or shapes is None:
+            self.ui.error("Nothing to export", "Select a trial with frames first.")
+            return False
+        if self.video is not None:
+            self.ui.error("Export running", "Wait for the current export to finish.")
+            return False
+        p = Path(path)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "wb"):
+                pass
+        except OSError as exc:
+            self.ui.error(
+                "Cannot export the video",
+                f"{p} is not writable ({exc.strerror}); choose another folder",
+            )
+            return False
+        mode = self.viewport.color_mode
+        fields = None
+        fmax = 1.0
+        if mode != "none":
+            fields = [m.fields_for(rec, i, mode) for i in range(len(rec.frames))]
+            fmax = m.field_range(rec, mode)
+        w, h = self.viewport.window_size()
+        job = VideoJob(
+            str(p), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
+            list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,
+            f"trial {rec.trial}",
+        )  # fmt: skip
+        worker = WorkerProcess("ipcgrasp-video")
+        worker.start(render_video, job, worker.outbox, worker.cancel)
+        dialog = QProgressDialog(f"Rendering {p.name}…", "Cancel", 0, len(rec.frames), self._window)
+        dialog.setWindowTitle("Export video")
+        dialog.setMinimumDuration(0)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        pump = Pump(self, VIDEO_POLL_MS, self._poll_video)
+        self.video = {"worker": worker, "dialog": dialog, "pump": pump, "path": str(p)}
+        self.last_export = None
+        dialog.canceled.connect(worker.cancel.set)
+        pump.start()
+        return True
+
+    def _poll_video(self) -> None:
+        v = self.video
+        if v is None:
+            return
+        worker: WorkerProcess = v["worker"]
+        for msg in worker.drain():
+            if msg[0] == "progress":
+                v["dialog"].setValue(msg[1])
+            else:
+                self._finish_video(msg)
+                return
+        if not worker.alive():
+            for msg in worker.drain():
+                if msg[0] != "progress":
+                    self._finish_video(msg)
+                    return
+            desc = worker.exit_description()
+            self._finish_video(("error", f"the export process died ({desc})"))
+
+    def _finish_video(self, msg: tuple) -> None:
+        v, self.video = self.video, None
+        if v is None:
+            return
+        v["pump"].stop()
+        v["dialog"].reset()
+        v["dialog"].deleteLater()
+        v["worker"].stop(timeout_s=2.0)
+        if msg[0] == "done":
+            self.last_export = {"path": msg[1], "frames": msg[2], "error": ""}
+            self.ui.status(f"video written to {msg[1]} ({msg[2]} frames)")
+        elif msg[0] == "cancelled":
+            self.last_export = {"path": v["path"], "frames": msg[1], "error": "cancelled"}
+            self.ui.status("video export cancelled")
+        else:
+            self.last_export = {"path": v["path"], "frames": 0, "error": msg[1]}
+            self.ui.error("Video export failed", msg[1])
+
+    def shutdown(self) -> None:
+        """Cancel a running video export."""
+        if self.video is not None:
+            self.video["worker"].cancel.set()
+            self.video["worker"].terminate()
+            self._finish_video(("cancelled", 0))

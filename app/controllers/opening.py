@@ -1,0 +1,165 @@
+"""Opening: mesh files, sessions, the example cube, drag and drop and the recent-files menu."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QMenu, QMessageBox
+
+from app import settings as app_settings
+from app.controllers.sessions import SESSION_FILTER
+from app.model import AppModel, Document
+from engine.errors import IpcGraspError, MeshError
+from engine.io.session import SessionError, load_session, resolve_object
+
+log = logging.getLogger(__name__)
+MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
+
+
+class OpenController:
+    """Loads documents into the model; errors go to a dialog, never an exception.
+
+    `confirm_discard(what)` asks before unsaved results or running trials are dropped;
+    `viewport` shows the object (a failure there keeps the previous document); `clear_undo`
+    empties the undo stack; `set_title` names the window after the file.
+    """
+
+    def __init__(
+        self, model: AppModel, viewport: Any, ui: Any, confirm_discard: Callable[[str], bool],
+        clear_undo: Callable[[], None], set_title: Callable[[str], None], recent_menu: QMenu,
+    ) -> None:  # fmt: skip
+        self.model = model
+        self.viewport = viewport
+        self.ui = ui
+        self.confirm_discard = confirm_discard
+        self.clear_undo = clear_undo
+        self.set_title = set_title
+        self.recent_menu = recent_menu
+        model.saved.connect(self._on_saved)
+        self.refresh_recent_menu()
+
+    def load_example(self) -> bool:
+        """Open the built-in 3 cm cube."""
+        if not self.confirm_discard("open the example"):
+            return False
+        return self.set_document(Document.open_object("cube"), "example cube")
+
+    def open_dialog(self) -> None:
+        """File > Open."""
+        path = self.ui.open_path(
+            "Open a mesh or session", f"{MESH_FILTER};;{SESSION_FILTER};;All files (*)"
+        )
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path, unit: str | None = None) -> bool:
+        """Open a mesh file or a session; errors go to a dialog, never an exception."""
+        p = Path(path)
+        if not self.confirm_discard("open another file"):
+            return False
+        if p.name.endswith(".json") or p.name.endswith(".ipcgrasp.npz"):
+            return self.open_session(p)
+        try:
+            doc = Document.open_object(str(p), unit)
+        except MeshError as exc:
+            msg = str(exc)
+            if unit is None and "looks like millimetres" in msg:
+                answer = self.ui.question(
+                    "Mesh units", f"{msg}\n\nLoad {p.name} as millimetres (scale by 0.001)?"
+                )
+                if answer == QMessageBox.StandardButton.Yes:
+                    return self.open_path(p, unit="mm")
+            self.ui.error("Cannot open the mesh", msg)
+            return False
+        except IpcGraspError as exc:
+            self.ui.error("Cannot open the mesh", str(exc))
+            return False
+        except Exception as exc:  # a reader bug must not take the app down
+            log.exception("reading %s failed", p)
+            self.ui.error("Cannot open the mesh", f"{type(exc).__name__}: {exc}")
+            return False
+        ok = self.set_document(doc, p.name)
+        if ok:
+            self.add_recent(p)
+        return ok
+
+    def open_session(self, path: Path) -> bool:
+        """Open a saved session (its runs, frames and camera)."""
+        try:
+            session = load_session(path)
+            mesh, note = resolve_object(session, path)
+            doc = Document.from_session(session, mesh, path)
+        except (SessionError, IpcGraspError) as exc:
+            self.ui.error("Cannot open the session", str(exc))
+            return False
+        except Exception as exc:
+            log.exception("reading the session %s failed", path)
+            self.ui.error("Cannot open the session", f"{type(exc).__name__}: {exc}")
+            return False
+        if note:
+            self.ui.warning("Session object", note.capitalize())
+        ok = self.set_document(doc, path.name, keep_run=True)
+        if ok:
+            self.add_recent(path)
+            camera = session.extras.get("camera")
+            if camera:
+                try:
+                    self.viewport.plotter.camera_position = [tuple(v) for v in camera]
+                except (TypeError, ValueError):
+                    pass
+        return ok
+
+    def set_document(self, doc: Document, label: str, keep_run: bool = False) -> bool:
+        """Show `doc`'s object and make it the model's document."""
+        try:
+            self.viewport.show_object(doc.obj)
+        except Exception as exc:
+            log.exception("showing the object failed")
+            self.ui.error("Cannot show the object", f"{type(exc).__name__}: {exc}")
+            return False
+        self.clear_undo()
+        self.model.set_document(doc, keep_run)
+        self.set_title(label)
+        self.ui.status(
+            f"opened {label}: {len(doc.mesh.vertices)} vertices, {len(doc.poses)} stable poses"
+        )
+        return True
+
+    # --- recent files and drops ---------------------------------------------------------------
+    def add_recent(self, path: Path) -> None:
+        """Put `path` first in File > Open recent."""
+        app_settings.add_recent_file(path)
+        self.refresh_recent_menu()
+
+    def refresh_recent_menu(self) -> None:
+        """Rebuild File > Open recent from the settings."""
+        self.recent_menu.clear()
+        files = app_settings.recent_files()
+        for f in files:
+            a = self.recent_menu.addAction(Path(f).name)
+            a.setToolTip(f)
+            a.triggered.connect(lambda _=False, f=f: self.open_path(f))
+        self.recent_menu.setEnabled(bool(files))
+
+    def _on_saved(self, path: Path) -> None:
+        self.add_recent(path)
+        self.set_title(path.name)
+
+    def drag_enter(self, event: Any) -> None:
+        """Accept a drag that carries a local file."""
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+
+    def drop(self, event: Any) -> None:
+        """Open the first dropped local file."""
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            # Open after the drop returns: a modal dialog inside a drop handler blocks the source.
+            path = urls[0].toLocalFile()
+            QTimer.singleShot(0, lambda: self.open_path(path))

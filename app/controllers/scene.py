@@ -1,0 +1,219 @@
+"""What the 3D view, the timeline and the plots show: the open gripper at the grasp ("edit"
+mode) or a trial's frames ("play" mode), on one ~30 Hz display clock.
+
+Frames stream into the model as fast as the workers send them (all are kept for the
+timeline); the display clock draws only the timeline's current frame, so the newest frame wins
+and the window is composed once per tick however fast frames arrive.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication
+
+from app.model import AppModel, Document, Run, TrialSeries
+from engine.io.session import TrialRecord
+
+log = logging.getLogger(__name__)
+DISPLAY_INTERVAL_MS = 33  # frames on screen at most ~30 Hz, newest wins
+
+
+class SceneController(QObject):
+    """Keeps the viewport, timeline and plots in step with the model."""
+
+    frame_displayed = Signal(int, int)  # trial, frame index (after it was drawn)
+
+    def __init__(
+        self, model: AppModel, viewport: Any, timeline: Any, plots: Any, predictions: Any,
+        grasp_dock: Any, ui: Any, pool: Any, parent: QObject | None,
+    ) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.model = model
+        self.viewport = viewport
+        self.timeline = timeline
+        self.plots = plots
+        self.predictions = predictions
+        self.grasp_dock = grasp_dock
+        self.ui = ui
+        self.pool = pool
+        self._shown: tuple | None = None  # what the view shows now (run, trial, frame, colour)
+        self._stream_status = ""  # status text of the newest streamed frame, not yet shown
+        self._timeline_dirty = False  # frames arrived for the shown trial
+        model.document_changed.connect(self._on_document)
+        model.edited.connect(self._on_edited)
+        model.grasp_changed.connect(self._on_grasp_changed)
+        model.grasp_checked.connect(self._on_grasp_checked)
+        model.run_started.connect(self._on_run_started)
+        model.frame_added.connect(self._on_frame_added)
+        model.run_finished.connect(self._on_run_finished)
+        model.trial_selected.connect(self._on_trial_selected)
+        timeline.frame_changed.connect(self._on_timeline_frame)
+        timeline.play_button.toggled.connect(lambda _on: self.update_quality())
+        plots.seek.connect(self.seek)
+        predictions.show_contacts_changed.connect(self.show_contacts)
+        grasp_dock.gizmo_toggled.connect(self.toggle_gizmo)
+        self._timer = QTimer(self)
+        self._timer.setInterval(DISPLAY_INTERVAL_MS)
+        self._timer.timeout.connect(self.tick)
+
+    # --- display clock ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the display clock."""
+        self._timer.start()
+
+    def stop(self) -> None:
+        """Stop the display clock (frames are still stored, not drawn)."""
+        self._timer.stop()
+
+    def tick(self) -> None:
+        """The window's one display clock (~30 Hz): refresh the streamed-run widgets, put the
+        timeline's frame in the view if it changed (the newest frame wins) and render the view,
+        all in one event-loop pass so Qt composes the window once per tick."""
+        self.flush_stream()
+        self._show_timeline_frame()
+        self.viewport.render_if_dirty()
+
+    def flush_stream(self) -> None:
+        """Show what streamed in since the last tick (status text, timeline range, plots)."""
+        if self._stream_status:
+            self.ui.status(self._stream_status, log_it=False)
+            self._stream_status = ""
+        if self._timeline_dirty:
+            self._timeline_dirty = False
+            self.timeline.frames_added()
+            self.plots.update()
+            if self.timeline.follow_live:
+                self.model.mode = "play"
+
+    def update_quality(self) -> None:
+        """Anti-aliasing only while nothing streams or plays."""
+        self.viewport.set_quality(not self.pool.is_running() and not self.timeline.is_playing())
+
+    # --- model events -------------------------------------------------------------------------
+    def _on_document(self, doc: Document) -> None:
+        self._shown = None
+        self.timeline.set_series(TrialSeries.empty())
+        self.plots.set_series(TrialSeries.empty())
+
+    def _on_edited(self, object_changed: bool) -> None:
+        if object_changed and self.model.doc is not None:
+            self.viewport.show_object(self.model.doc.obj)
+
+    def _on_grasp_changed(self) -> None:
+        self.grasp_dock.set_status(None, "", self.model.grasp_width_mm)
+        self.enter_edit_mode()
+
+    def _on_grasp_checked(self, valid: bool, reason: str) -> None:
+        self.grasp_dock.set_status(valid, reason, self.model.grasp_width_mm)
+        if self.model.mode == "edit":
+            self.enter_edit_mode()
+
+    def _on_run_started(self, run: Run) -> None:
+        self.timeline.follow_live = True
+        self.viewport.set_quality(False)  # cheaper renders while frames stream
+
+    def _on_frame_added(self, trial: int, index: int) -> None:
+        # Widgets are refreshed from the display tick, not per frame: every repaint also
+        # recomposes the window around the OpenGL view, which is costly with software GL.
+        d = self.model.doc
+        n = 0 if d is None or d.run is None else len(d.run.trials)
+        phase = self.model.series[trial].phase[index]
+        self._stream_status = f"trial {trial + 1}/{n} · {phase} · frame {index + 1}"
+        if trial == self.model.trial:
+            self._timeline_dirty = True
+
+    def _on_run_finished(self, run: Run | None, cancelled: bool) -> None:
+        self.update_quality()
+        self.flush_stream()  # the timeline gets the last frames now, not at the next tick
+
+    def _on_trial_selected(self, trial: int, series: TrialSeries) -> None:
+        self.plots.set_series(series)
+        self.timeline.set_series(series)
+
+    # --- edit mode ----------------------------------------------------------------------------
+    def enter_edit_mode(self) -> None:
+        """Draw the open gripper at the grasp (red with the reason when invalid)."""
+        m = self.model
+        shapes = m.pads.shapes
+        if m.doc is None or shapes is None:
+            return
+        m.mode = "edit"
+        self._shown = None
+        valid = m.grasp_valid is not False
+        self.viewport.show_open_gripper(shapes, m.doc.grasp, valid, "" if valid else m.grasp_reason)
+        if self.grasp_dock.gizmo_button.isChecked():
+            self.viewport.set_gizmo(True)  # re-centred on the new grasp
+        self.show_contacts(self.predictions.contacts_box.isChecked())
+
+    def toggle_gizmo(self, on: bool) -> None:
+        """Show or hide the gizmo (back to edit mode first)."""
+        if on and self.model.mode != "edit":
+            self.enter_edit_mode()
+        self.viewport.set_gizmo(on)
+
+    def show_contacts(self, on: bool) -> None:
+        """Draw the selected model's contacts (edit mode only)."""
+        if on and self.model.mode == "edit":
+            self.viewport.show_contacts(self.predictions.selected_contacts())
+        else:
+            self.viewport.clear_contacts()
+
+    # --- timeline -----------------------------------------------------------------------------
+    def step(self, delta: int) -> None:
+        """Step the timeline (a focused spin box keeps its own arrow keys)."""
+        w = QApplication.focusWidget()
+        if w is not None and w.inherits("QAbstractSpinBox"):
+            return
+        self.timeline.step(delta)
+
+    def seek(self, index: int) -> None:
+        """Show frame `index` of the selected trial."""
+        self.timeline.seek(index)
+
+    def seek_end(self) -> None:
+        """Show the last frame."""
+        self.timeline.seek(len(self.timeline.series) - 1)
+
+    def set_color_mode(self, mode: str) -> None:
+        """Colour the pads by "none", "energy" or "displacement"."""
+        self.viewport.color_mode = mode
+        self._shown = None
+
+    def _on_timeline_frame(self, index: int) -> None:
+        self.plots.set_current(index)
+        if index >= 0:
+            self.model.mode = "play"
+
+    def _show_timeline_frame(self) -> None:
+        m = self.model
+        d, shapes = m.doc, m.pads.shapes
+        if m.mode != "play" or d is None or d.run is None or shapes is None:
+            return
+        rec: TrialRecord | None = d.run.trials.get(m.trial)
+        index = self.timeline.index
+        if rec is None or not (0 <= index < len(rec.frames)):
+            return
+        mode = self.viewport.color_mode
+        key = (d.run.run_id, m.trial, index, mode)
+        if key == self._shown:
+            return
+        self._shown = key
+        f = rec.frames[index]
+        fields = m.fields_for(rec, index, mode)
+        if fields is not None:
+            self.viewport.set_field_range(m.field_range(rec, mode))
+        # VTK's font has no Greek letters: "Psi" in the 3D view.
+        label = (
+            f"trial {m.trial}  t = {f.time_s:.3f} s  {f.phase}  "
+            f"Psi = {f.psi_j[0]:.2e}, {f.psi_j[1]:.2e} J  "
+            f"F = {f.grip_force_n[0]:.3f}, {f.grip_force_n[1]:.3f} N"
+        )
+        self.viewport.show_frame(
+            shapes, rec.gripper_pose, f.pad_vertices, f.object_pose, f.plate_travel_m,
+            f.plate_lift_m, fields, label,
+        )  # fmt: skip
+        self.viewport.clear_contacts()
+        self.frame_displayed.emit(m.trial, index)

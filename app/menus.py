@@ -1,0 +1,176 @@
+"""The main window's actions, menus, toolbar and keyboard shortcuts, wired to controllers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QComboBox, QLabel, QStyle, QToolBar
+
+from app import settings as app_settings
+
+
+def build_menus(w: Any) -> None:
+    """Create w's actions (w.open_action, w.simulate_action, ...), menus, toolbar and keys.
+
+    `w` is the MainWindow with its controllers created (w.opening may come later: the actions
+    look it up when triggered).
+    """
+
+    def action(text: str, slot: Callable, shortcut: Any = None, tip: str = "") -> QAction:
+        a = QAction(text, w)
+        a.triggered.connect(slot)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+        w.addAction(a)
+        return a
+
+    key_seq = QKeySequence.StandardKey
+    w.open_action = action(
+        "&Open…", lambda: w.opening.open_dialog(), key_seq.Open, "Open a mesh or a session"
+    )
+    w.example_action = action(
+        "Open &example cube", lambda: w.opening.load_example(), None, "The built-in 3 cm, 3 g cube"
+    )
+    w.save_action = action(
+        "&Save session", w.sessions.save, key_seq.Save, "Save the session (JSON + arrays)"
+    )
+    w.save_as_action = action("Save session &as…", w.sessions.save_as, key_seq.SaveAs)
+    ex = w.exports
+    w.export_csv_action = action(
+        "Export results &CSV…", ex.export_csv_dialog, None,
+        "One row per trial with every parameter and the outcome",
+    )  # fmt: skip
+    w.export_video_action = action(
+        "Export &video (MP4/GIF)…", ex.export_video_dialog, None,
+        "Render the selected trial with the current camera",
+    )  # fmt: skip
+    w.export_vtk_action = action(
+        "Export &VTK series…", ex.export_vtk_dialog, None,
+        "Frames of the selected trial as a ParaView .pvd series",
+    )  # fmt: skip
+    w.screenshot_action = action(
+        "Screenshot…", ex.screenshot_dialog, "Ctrl+P", "Save the 3D view as a PNG (Ctrl+P)"
+    )
+    w.quit_action = action("&Quit", w.close, key_seq.Quit)
+    w.undo_action = w.undo_stack.createUndoAction(w, "&Undo")
+    w.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
+    w.redo_action = w.undo_stack.createRedoAction(w, "&Redo")
+    w.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    w.addAction(w.undo_action)
+    w.addAction(w.redo_action)
+    w.simulate_action = action(
+        "&Simulate",
+        lambda: w.runs.start_simulation(),  # triggered(bool) must not reach max_frames
+        "F5",
+        "Run N perturbed trials in worker processes (F5)",
+    )
+    w.cancel_action = action(
+        "&Cancel", w.runs.cancel_simulation, "Esc",
+        "Stop the running trials, keeping their frames (Esc)",
+    )  # fmt: skip
+    w.cancel_action.setEnabled(False)
+    w.default_grasp_action = action("&Default grasp", w.editing.default_grasp)
+
+    menu = w.menuBar().addMenu("&File")
+    menu.addAction(w.open_action)
+    w.recent_menu = menu.addMenu("Open &recent")
+    menu.addAction(w.example_action)
+    menu.addSeparator()
+    menu.addAction(w.save_action)
+    menu.addAction(w.save_as_action)
+    menu.addSeparator()
+    for a in (w.export_csv_action, w.export_video_action, w.export_vtk_action):
+        menu.addAction(a)
+    menu.addAction(w.screenshot_action)
+    menu.addSeparator()
+    menu.addAction(w.quit_action)
+    edit = w.menuBar().addMenu("&Edit")
+    edit.addAction(w.undo_action)
+    edit.addAction(w.redo_action)
+    edit.addAction(w.default_grasp_action)
+    sim = w.menuBar().addMenu("&Simulation")
+    sim.addAction(w.simulate_action)
+    sim.addAction(w.cancel_action)
+    sim.addSeparator()
+    w.ask_replace_action = QAction("&Ask before replacing unsaved results", w)
+    w.ask_replace_action.setCheckable(True)
+    w.ask_replace_action.setChecked(app_settings.ask_before_replacing_results())
+    w.ask_replace_action.setStatusTip(
+        "Simulate offers to save the last run's results before a new run replaces them"
+    )
+    w.ask_replace_action.toggled.connect(app_settings.set_ask_before_replacing_results)
+    sim.addAction(w.ask_replace_action)
+    view = w.menuBar().addMenu("&View")
+    for d in (w.grasp_dock_widget, w.param_dock_widget, w.timeline_dock, w.log_dock):
+        view.addAction(d.toggleViewAction())
+    _toolbar(w)
+    _shortcuts(w)
+
+
+def _toolbar(w: Any) -> None:
+    tb = QToolBar("Main")
+    tb.setObjectName("main_toolbar")
+    tb.setIconSize(QSize(18, 18))
+    tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    w.addToolBar(tb)
+    sp = QStyle.StandardPixmap
+    style = w.style()
+    w.open_action.setIcon(style.standardIcon(sp.SP_DialogOpenButton))
+    w.save_action.setIcon(style.standardIcon(sp.SP_DialogSaveButton))
+    w.simulate_action.setIcon(style.standardIcon(sp.SP_MediaPlay))
+    w.cancel_action.setIcon(style.standardIcon(sp.SP_MediaStop))
+    w.screenshot_action.setIcon(style.standardIcon(sp.SP_DesktopIcon))
+    tb.addAction(w.open_action)
+    tb.addAction(w.save_action)
+    # The stack's own actions rename themselves after the command ("Undo change mu"):
+    # the toolbar gets short fixed labels that follow their enabled state.
+    for text, icon, source in (
+        ("Undo", sp.SP_ArrowBack, w.undo_action),
+        ("Redo", sp.SP_ArrowForward, w.redo_action),
+    ):
+        short = QAction(style.standardIcon(icon), text, w)
+        short.setToolTip(f"{text} (Ctrl+Z)" if text == "Undo" else f"{text} (Ctrl+Shift+Z)")
+        short.triggered.connect(source.trigger)
+        short.setEnabled(source.isEnabled())
+        source.enabledChanged.connect(short.setEnabled)
+        tb.addAction(short)
+    tb.addSeparator()
+    tb.addAction(w.simulate_action)
+    tb.addAction(w.cancel_action)
+    tb.addSeparator()
+    tb.addWidget(QLabel(" Colour pads by "))
+    w.color_combo = combo = QComboBox()
+    combo.addItem("plain", "none")
+    combo.addItem("strain energy density", "energy")
+    combo.addItem("displacement", "displacement")
+    combo.setCurrentIndex(1)
+    combo.setToolTip("Colour the pads of simulated frames by strain energy density or displacement")
+    combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    tb.addWidget(combo)
+    w.scene.set_color_mode("energy")
+    combo.currentIndexChanged.connect(lambda _i: w.scene.set_color_mode(combo.currentData()))
+    tb.addSeparator()
+    tb.addAction(w.screenshot_action)
+
+
+def _shortcuts(w: Any) -> None:
+    """Timeline keys: window-wide, but a focused text field keeps its own editing keys."""
+
+    def key(seq: Any, slot: Callable) -> None:
+        sc = QShortcut(QKeySequence(seq), w)
+        sc.activated.connect(slot)
+
+    scene = w.scene
+    key(Qt.Key.Key_Space, w.timeline.toggle_play)
+    key(Qt.Key.Key_Left, lambda: scene.step(-1))
+    key(Qt.Key.Key_Right, lambda: scene.step(1))
+    key("Shift+Left", lambda: scene.step(-10))
+    key("Shift+Right", lambda: scene.step(10))
+    key(Qt.Key.Key_Home, lambda: scene.seek(0))
+    key(Qt.Key.Key_End, scene.seek_end)

@@ -1,0 +1,286 @@
+"""The app's state (document, run, selection, grasp validity) with change events; no Qt.
+
+Controllers change the state through the methods here; views subscribe to the events and
+redraw from the state. Nothing here touches a widget, so the whole model runs in a test
+without a display.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from app.model.document import Document
+from app.model.edit_state import EditState
+from app.model.events import Event
+from app.model.pad_fields import Fields, PadFields
+from app.model.trial_series import TrialSeries
+from app.worker_messages import FramePacket, TrialJob
+from engine.grasp.antipodal import contacts_along_axis
+from engine.grasp.frames import TrialResult
+from engine.grasp.params import SimulationParams
+from engine.grasp.trials import plan_trials
+from engine.io.session import TrialRecord
+
+FINAL_STATUSES = ("done", "failed", "cancelled")
+
+
+class AppModel:
+    """Everything the window shows, with an event per kind of change.
+
+    Events (arguments in brackets):
+      document_changed (doc)    a new document is current (no grasp check yet)
+      edited (object_changed)   grasp, parameters, trials, seed, pose or density were set
+      grasp_changed ()          the grasp or its inputs changed: validity unknown, re-check
+      grasp_checked (valid, reason)  the grasp check answered
+      run_started (run)         a run's trials are queued
+      trial_updated (record)    a trial's status or result changed
+      frame_added (trial, index)  a frame streamed in (stored; drawing is up to the views)
+      run_finished (run, cancelled)
+      trial_selected (trial, series)  the trial shown in the timeline changed
+      saved (path)              the document was saved (no unsaved results)
+    """
+
+    def __init__(self) -> None:
+        self.doc: Document | None = None
+        self.mode = "edit"  # "edit": open gripper at the grasp; "play": a trial's frames
+        self.trial = -1  # trial shown in the timeline
+        self.grasp_valid: bool | None = None  # None: not checked yet
+        self.grasp_reason = ""
+        self.grasp_width_mm: float | None = None  # jaw contacts apart along the axis
+        self.series: dict[int, TrialSeries] = {}
+        self.run_counter = 0
+        self.run_started_at = 0.0
+        self.pads = PadFields()
+        self.document_changed = Event("document_changed")
+        self.edited = Event("edited")
+        self.grasp_changed = Event("grasp_changed")
+        self.grasp_checked = Event("grasp_checked")
+        self.run_started = Event("run_started")
+        self.trial_updated = Event("trial_updated")
+        self.frame_added = Event("frame_added")
+        self.run_finished = Event("run_finished")
+        self.trial_selected = Event("trial_selected")
+        self.saved = Event("saved")
+
+    # --- document -----------------------------------------------------------------------------
+    @property
+    def unsaved_results(self) -> bool:
+        """A run with frames or results that is not saved yet."""
+        d = self.doc
+        return (
+            d is not None
+            and d.dirty
+            and d.run is not None
+            and any(r.frames or r.result is not None for r in d.run.trials.values())
+        )
+
+    def set_document(self, doc: Document, keep_run: bool = False) -> None:
+        """Make `doc` current; its run (a session's trials) is kept only with `keep_run`."""
+        self.doc = doc
+        doc.dirty = False
+        self.series = {}
+        self.trial = -1
+        self.mode = "edit"
+        self.pads.reset()
+        self.pads.update(doc.params)
+        if keep_run and doc.run is not None:
+            for rec in doc.run.trials.values():
+                self.series[rec.trial] = TrialSeries.from_frames(rec.frames)
+        else:
+            doc.run = None
+        self.document_changed.emit(doc)
+        if doc.run is not None and doc.run.trials:
+            self.select_trial(min(doc.run.trials))
+        self._grasp_changed()
+
+    def mark_saved(self, path: Path) -> None:
+        """The document now lives in `path` and has no unsaved results."""
+        if self.doc is None:
+            return
+        self.doc.path = path
+        self.doc.dirty = False
+        self.saved.emit(path)
+
+    # --- editing ------------------------------------------------------------------------------
+    def edit_state(self) -> EditState:
+        """The current editable state (what undo/redo snapshots)."""
+        d = self.doc
+        assert d is not None
+        return EditState(
+            d.grasp, d.params, d.spec.n_trials, d.spec.seed, d.analytic_force_n,
+            d.density_kg_m3, d.pose_index,
+        )  # fmt: skip
+
+    def apply_edit(self, s: EditState) -> None:
+        """Make `s` current (undo/redo and every edit go through here)."""
+        d = self.doc
+        if d is None:
+            return
+        object_changed = False
+        if s.pose_index != d.pose_index:
+            d.set_pose(s.pose_index)
+            object_changed = True
+        if s.density_kg_m3 != d.density_kg_m3:
+            d.set_density(s.density_kg_m3)
+            object_changed = True
+        d.grasp = s.grasp
+        d.params = s.params
+        d.spec = replace(d.spec, n_trials=s.n_trials, seed=s.seed)
+        d.analytic_force_n = s.analytic_force_n
+        self.pads.update(d.params)
+        self.edited.emit(object_changed)
+        self._grasp_changed()
+
+    def _grasp_changed(self) -> None:
+        d = self.doc
+        if d is None:
+            return
+        self.grasp_valid = None
+        contacts = contacts_along_axis(d.obj, d.grasp)
+        self.grasp_width_mm = (
+            None
+            if contacts is None
+            else float(np.dot(contacts[1] - contacts[0], d.grasp.axis)) * 1e3
+        )
+        self.mode = "edit"
+        self.grasp_changed.emit()
+
+    def set_grasp_check(self, valid: bool, reason: str) -> None:
+        """The answer of the grasp check for the current grasp."""
+        self.grasp_valid = valid
+        self.grasp_reason = reason
+        self.grasp_checked.emit(valid, reason)
+
+    @property
+    def closing_force_n(self) -> float:
+        """The grip force the analytic models use (the squeeze force, else the analytic one)."""
+        d = self.doc
+        assert d is not None
+        p = d.params
+        return p.squeeze_force_n if p.squeeze_force_n is not None else d.analytic_force_n
+
+    # --- runs ---------------------------------------------------------------------------------
+    def begin_run(
+        self, max_frames: int | None = None, crash_after: int | None = None
+    ) -> list[TrialJob]:
+        """Plan the trials of the current grasp (engine plan_trials), make them the current
+        run (queued) and return one job per trial for the worker processes."""
+        d = self.doc
+        assert d is not None
+        self.run_counter += 1
+        run = d.new_run(self.run_counter)
+        jobs = []
+        for planned in plan_trials(d.grasp, d.spec):
+            k = planned.index
+            run.trials[k] = TrialRecord(k, planned.pose, "queued")
+            crash = crash_after if k == 0 else None
+            jobs.append(TrialJob(run.run_id, planned, d.obj, d.params, max_frames, crash))
+        self.series = {k: TrialSeries.empty() for k in run.trials}
+        self.pads.reset_ranges()
+        self.trial = -1
+        self.run_started_at = time.perf_counter()
+        self.run_started.emit(run)
+        self.select_trial(0)
+        return jobs
+
+    def _record(self, trial: int, run_id: int | None = None) -> TrialRecord | None:
+        d = self.doc
+        if d is None or d.run is None or (run_id is not None and run_id != d.run.run_id):
+            return None
+        return d.run.trials.get(trial)
+
+    def trial_started(self, trial: int) -> None:
+        """A worker started `trial` of the current run."""
+        rec = self._record(trial)
+        if rec is not None:
+            rec.status = "running"
+            self.trial_updated.emit(rec)
+
+    def add_frame(self, packet: FramePacket) -> bool:
+        """Store a streamed frame (every frame is kept for the timeline); False if it belongs
+        to no current trial."""
+        rec = self._record(packet.trial, packet.run_id)
+        if rec is None:
+            return False
+        rec.frames.append(packet.frame)
+        rec.energy_density.append(packet.energy)
+        if rec.status == "queued":
+            rec.status = "running"
+        self.series.setdefault(packet.trial, TrialSeries.empty()).append(packet.frame)
+        self.frame_added.emit(packet.trial, len(rec.frames) - 1)
+        return True
+
+    def end_trial(self, trial: int, result: TrialResult, status: str) -> None:
+        """A trial ended with `status` (done, failed or cancelled)."""
+        rec = self._record(trial)
+        if rec is not None:
+            rec.result = result
+            rec.status = status
+            self.trial_updated.emit(rec)
+
+    def finish_run(self, cancelled: bool) -> None:
+        """Every trial of the current run has ended (run is None if the document changed)."""
+        d = self.doc
+        self.run_finished.emit(None if d is None else d.run, cancelled)
+
+    def trials_ended(self) -> int:
+        """How many trials of the current run have ended."""
+        d = self.doc
+        if d is None or d.run is None:
+            return 0
+        return sum(r.status in FINAL_STATUSES for r in d.run.trials.values())
+
+    def run_summary(self, cancelled: bool) -> str:
+        """One line on the run that just ended (for the status bar)."""
+        d = self.doc
+        if d is None or d.run is None:
+            return ""
+        results = [r.result for r in d.run.trials.values() if r.result is not None]
+        ok = sum(r.success for r in results)
+        n = len(d.run.trials)
+        took = time.perf_counter() - self.run_started_at
+        word = "cancelled" if cancelled else "finished"
+        return f"run {word}: {ok}/{n} trials lifted the object (R = {ok / max(n, 1):.2f}) in {took:.1f} s"
+
+    # --- selection and frames -----------------------------------------------------------------
+    def select_trial(self, trial: int) -> None:
+        """Show `trial` of the current run in the timeline (play mode if it has frames)."""
+        d = self.doc
+        if d is None or d.run is None or trial not in d.run.trials:
+            return
+        self.trial = trial
+        series = self.series.setdefault(trial, TrialSeries.from_frames(d.run.trials[trial].frames))
+        self.trial_selected.emit(trial, series)
+        if len(series):
+            self.mode = "play"
+
+    def selected_record(self) -> TrialRecord | None:
+        """The record of the trial shown in the timeline, if any."""
+        return self._record(self.trial)
+
+    def field_params(self) -> SimulationParams | None:
+        """The parameters the shown frames were simulated with."""
+        d = self.doc
+        if d is None:
+            return None
+        return d.run.params if d.run is not None else d.params
+
+    def fields_for(self, rec: TrialRecord, index: int, mode: str) -> Fields | None:
+        """Colour field of a frame of `rec` for colour mode `mode`."""
+        params = self.field_params()
+        return None if params is None else self.pads.fields_for(rec, index, mode, params)
+
+    def field_range(self, rec: TrialRecord, mode: str) -> float:
+        """Top of the colour scale of `rec` for `mode`."""
+        params = self.field_params()
+        return 1.0 if params is None else self.pads.field_range(rec, mode, params)
+
+    def fill_energy(self, rec: TrialRecord) -> None:
+        """Compute the energy fields of frames stored without them."""
+        d = self.doc
+        if d is not None and d.run is not None:
+            self.pads.fill_energy(rec, d.run.params)

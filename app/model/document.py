@@ -1,0 +1,165 @@
+"""The app's state, free of Qt: the object, the grasp, the parameters and the current run.
+
+Everything the GUI shows is derived from a Document, and a session file is a Document on disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.trials import TrialSpec
+from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
+from engine.io.session import Session, TrialRecord
+from engine.scene.object_mesh import ObjectMesh, object_from_spec
+from engine.scene.resting import RestingObject, StablePose, rest_object, stable_poses
+
+EXAMPLE_OBJECT = "cube"
+
+
+def build_pad(params: SimulationParams) -> PadMesh:
+    """The pad mesh the simulator builds for these parameters (same call as the engine's)."""
+    return mesh_pad(pad_outline(params.pad), params.pad_edge_length_m, params.pad_layers)
+
+
+@dataclass
+class Run:
+    """One Simulate press: the inputs it used and one record per trial."""
+
+    run_id: int
+    grasp: Grasp
+    params: SimulationParams
+    spec: TrialSpec
+    trials: dict[int, TrialRecord] = field(default_factory=dict)
+
+    def finished(self) -> bool:
+        """True when every trial is done, failed or cancelled."""
+        return all(r.status in ("done", "failed", "cancelled") for r in self.trials.values())
+
+
+@dataclass
+class Document:
+    """Object + grasp + parameters + results of one study."""
+
+    spec_text: str  # "cube", "cube:N" or a mesh path (what the user opened)
+    unit: str | None
+    mesh: ObjectMesh
+    poses: list[StablePose]
+    pose_index: int
+    density_kg_m3: float | None  # None: the object's default (3 g cube, else 1000 kg/m^3)
+    obj: RestingObject
+    grasp: Grasp
+    params: SimulationParams
+    spec: TrialSpec
+    analytic_force_n: float = 0.2
+    run: Run | None = None
+    path: Path | None = None  # the session file, once saved or opened
+    dirty: bool = False  # results not yet saved
+    version: int = 0  # bumps whenever the object changes (cache key for workers)
+
+    @classmethod
+    def open_object(
+        cls,
+        spec_text: str,
+        unit: str | None = None,
+        params: SimulationParams | None = None,
+        mesh: ObjectMesh | None = None,
+    ) -> Document:
+        """Load a mesh (or the built-in cube) resting in its most probable pose, with the
+        default grasp. Raises MeshError/ParameterError/GraspError from the engine."""
+        mesh = mesh if mesh is not None else object_from_spec(spec_text, unit)
+        params = params or SimulationParams()
+        poses = stable_poses(mesh)
+        obj = rest_object(mesh, 0)
+        grasp = safe_default_grasp(obj, params)
+        return cls(spec_text, unit, mesh, poses, 0, None, obj, grasp, params, TrialSpec(1, 0))
+
+    @property
+    def object_source(self) -> str:
+        """What a session stores to find the object again ("builtin:cube" or the mesh path)."""
+        if self.mesh.source.startswith("builtin:"):
+            return "builtin:" + self.spec_text.strip()
+        return self.mesh.source
+
+    @property
+    def display_name(self) -> str:
+        """The object's name as shown in the window ("example cube" for the built-in one)."""
+        return self.mesh.name if not self.mesh.source.startswith("builtin:") else "example cube"
+
+    def set_pose(self, index: int) -> None:
+        """Rest the object in stable pose `index` and reset the grasp to the default."""
+        self.obj = rest_object(self.mesh, index, density_kg_m3=self.density_kg_m3)
+        self.pose_index = index
+        self.grasp = safe_default_grasp(self.obj, self.params)
+        self.version += 1
+
+    def set_density(self, density: float | None) -> None:
+        """Re-rest the object with this density (None: the object's default)."""
+        self.density_kg_m3 = density
+        self.obj = rest_object(self.mesh, self.pose_index, density_kg_m3=density)
+        self.version += 1
+
+    def new_run(self, run_id: int) -> Run:
+        """Start a run with the current grasp, parameters and trial spec (results unsaved)."""
+        self.run = Run(run_id, self.grasp, self.params, self.spec)
+        self.dirty = True
+        return self.run
+
+    def to_session(self, extras: dict | None = None) -> Session:
+        """The document as a session (the run's inputs when there is a run)."""
+        trials = [] if self.run is None else [self.run.trials[k] for k in sorted(self.run.trials)]
+        grasp, params, spec = self.grasp, self.params, self.spec
+        if self.run is not None:  # the results belong to the run's inputs
+            grasp, params, spec = self.run.grasp, self.run.params, self.run.spec
+        return Session(
+            object_source=self.object_source,
+            object_sha256=self.mesh.sha256,
+            object_unit=self.unit,
+            stable_pose=self.pose_index,
+            density_kg_m3=float(self.obj.density_kg_m3),
+            grasp=grasp,
+            params=params,
+            spec=spec,
+            trials=trials,
+            mesh=self.mesh,
+            object_name=self.mesh.name,
+            extras={"analytic_force_n": self.analytic_force_n, **(extras or {})},
+        )
+
+    @classmethod
+    def from_session(cls, session: Session, mesh: ObjectMesh, path: Path) -> Document:
+        """A document from a loaded session and its resolved mesh."""
+        spec_text = session.object_source.removeprefix("builtin:")
+        poses = stable_poses(mesh)
+        index = min(max(session.stable_pose, 0), len(poses) - 1)
+        density = None if mesh.source.startswith("builtin:") else session.density_kg_m3
+        if not np.isfinite(session.density_kg_m3):
+            density = None
+        obj = rest_object(mesh, index, density_kg_m3=density)
+        doc = cls(
+            spec_text, session.object_unit, mesh, poses, index, density, obj, session.grasp,
+            session.params, session.spec,
+        )  # fmt: skip
+        doc.analytic_force_n = float(session.extras.get("analytic_force_n", 0.2))
+        if session.trials:
+            run = Run(1, session.grasp, session.params, session.spec)
+            run.trials = {r.trial: r for r in session.trials}
+            doc.run = run
+        doc.path = path
+        return doc
+
+
+def safe_default_grasp(obj: RestingObject, params: SimulationParams) -> Grasp:
+    """The engine's default grasp; for objects too flat for it, a grasp through the centre of
+    mass (drawn as invalid, with the engine's reason, until the user moves it)."""
+    from engine.errors import GraspError
+
+    try:
+        return default_grasp(obj, pad_outline(params.pad, params.pad_edge_length_m))
+    except GraspError:
+        return Grasp(np.asarray(obj.center_of_mass, dtype=float), np.array([1.0, 0.0, 0.0]), 0.0)

@@ -1,0 +1,90 @@
+"""The window's user feedback in one place: status line, error dialogs and questions.
+
+Controllers talk to the user only through a Feedback, so tests can record or answer every
+dialog (tests/app/conftest.py) and the smoke test can collect errors instead of showing them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QLabel, QMessageBox, QWidget
+
+log = logging.getLogger(__name__)
+Button = QMessageBox.StandardButton
+
+
+class Feedback:
+    """Status text, errors (a dialog unless `quiet`), questions and file choosers."""
+
+    def __init__(self, parent: QWidget, status_label: QLabel) -> None:
+        self.parent = parent
+        self.status_label = status_label
+        self.quiet = False  # the smoke test records errors instead of showing dialogs
+        self.errors: list[str] = []
+
+    def status(self, text: str, log_it: bool = True) -> None:
+        """Show `text` in the status bar (and log it unless it is a streaming update)."""
+        self.status_label.setText(text)
+        if log_it:
+            log.info("%s", text)
+
+    def error(self, title: str, message: str) -> None:
+        """Record an error, show it in the status bar and (unless quiet) in a dialog."""
+        self.errors.append(f"{title}: {message}")
+        self.status(f"{title}: {message}", log_it=False)
+        log.error("%s: %s", title, message)
+        if not self.quiet:
+            QMessageBox.critical(self.parent, title, message)
+
+    def warning(self, title: str, message: str) -> None:
+        """A warning dialog."""
+        log.warning("%s: %s", title, message)
+        QMessageBox.warning(self.parent, title, message)
+
+    def question(self, title: str, text: str, buttons: Button | None = None) -> Button:
+        """A modal question; returns the button pressed (Yes/No unless `buttons`)."""
+        if buttons is None:
+            return QMessageBox.question(self.parent, title, text)
+        return QMessageBox.question(self.parent, title, text, buttons)
+
+    def ask(self, box: QMessageBox) -> Button:
+        """Show a prepared question box modally (tests replace this to answer it)."""
+        return QMessageBox.StandardButton(box.exec())
+
+    def ask_replace_results(self, n_trials: int) -> tuple[Button, bool]:
+        """Save / Discard / Cancel before a new run replaces `n_trials` unsaved results;
+        also whether "don't ask again" was ticked."""
+        box = QMessageBox(self.parent)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Unsaved results")
+        s = "s" if n_trials != 1 else ""
+        box.setText(
+            f"The results of the last run ({n_trials} trial{s}) are not saved. "
+            "A new simulation replaces them."
+        )
+        box.setInformativeText("Save them to a session file first?")
+        box.setStandardButtons(Button.Save | Button.Discard | Button.Cancel)
+        box.setDefaultButton(Button.Save)
+        # Parented and referenced here: a temporary wrapper would be collected and free the box.
+        dont_ask = QCheckBox("Don't ask again (replace unsaved results silently)", box)
+        box.setCheckBox(dont_ask)
+        answer = self.ask(box)
+        remember = dont_ask.isChecked()
+        box.deleteLater()
+        return answer, remember
+
+    def save_path(self, title: str, filt: str, suffix: str) -> str | None:
+        """A save-file dialog; `suffix` is added when the name has none. None if cancelled."""
+        path, _ = QFileDialog.getSaveFileName(self.parent, title, "", filt)
+        if not path:
+            return None
+        if not Path(path).suffix:
+            path += suffix
+        return path
+
+    def open_path(self, title: str, filt: str) -> str | None:
+        """An open-file dialog; None if cancelled."""
+        path, _ = QFileDialog.getOpenFileName(self.parent, title, "", filt)
+        return path or None
