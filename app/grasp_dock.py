@@ -22,6 +22,8 @@ from engine.grasp.grasp import Grasp
 
 
 class GraspDock(QWidget):
+    """Object info, stable-pose list, grasp fields (centre mm, axis, approach angle) and the grasp's validity."""
+
     pose_selected = Signal(int)
     grasp_edited = Signal(object)  # Grasp
     default_requested = Signal()
@@ -124,6 +126,7 @@ class GraspDock(QWidget):
         self.grasp_edited.emit(g)
 
     def set_object(self, name: str, info: str, poses: list[float], index: int) -> None:
+        """Show the object's name, size and mass, and its stable poses with probabilities."""
         self._updating = True
         try:
             self.name_label.setText(name)
@@ -136,6 +139,7 @@ class GraspDock(QWidget):
             self._updating = False
 
     def set_grasp(self, grasp: Grasp) -> None:
+        """Put `grasp` in the fields without emitting grasp_edited."""
         self._updating = True
         try:
             for s, v in zip(self.center, grasp.center * 1e3, strict=True):
@@ -148,6 +152,7 @@ class GraspDock(QWidget):
             self._updating = False
 
     def set_status(self, valid: bool | None, reason: str, width_mm: float | None) -> None:
+        """Show the grasp's validity (None: being checked) with the reason and jaw width."""
         self.width_label.setText("" if width_mm is None else f"{width_mm:.1f} mm between contacts")
         if valid is None:
             self.status_label.setText("checking…")

@@ -48,6 +48,7 @@ class GripperShapes:
 
     @classmethod
     def build(cls, pad: PadMesh, open_width_m: float) -> GripperShapes:
+        """Shapes for `pad` with the jaws `open_width_m` apart."""
         jaws = place_jaws(np.eye(4), open_width_m)
         poly = np.asarray(pad.outline.polygon)
         t = pad.outline.thickness_m

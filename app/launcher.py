@@ -11,6 +11,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Open the app (no arguments or `gui ...`) or run an engine command; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] == "gui":
         from app.gui_main import gui_main  # lazy: pulls in Qt

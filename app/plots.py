@@ -38,6 +38,8 @@ def _ticks(lo: float, hi: float, n: int = 3) -> list[float]:
 
 
 class TimePlots(QWidget):
+    """Psi, grip forces and object height over time, with a cursor at the current frame; click to seek."""
+
     seek = Signal(int)  # frame index
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -49,10 +51,12 @@ class TimePlots(QWidget):
         self.setToolTip("Click or drag to move to a frame")
 
     def set_series(self, series: TrialSeries) -> None:
+        """Plot `series` (it grows as frames stream in; call update())"""
         self.series = series
         self.update()
 
     def set_current(self, index: int) -> None:
+        """Move the cursor to frame `index` (-1: none)."""
         if index != self.current:
             self.current = index
             self.update()

@@ -11,6 +11,7 @@ _CANDIDATES = (
 
 
 def resource_dir() -> Path | None:
+    """The directory of the app's bundled resources."""
     for c in _CANDIDATES:
         if (c / "icons").is_dir():
             return c
@@ -18,6 +19,7 @@ def resource_dir() -> Path | None:
 
 
 def icon_path() -> Path | None:
+    """The app icon, or None if it is missing."""
     d = resource_dir()
     if d is None:
         return None

@@ -32,3 +32,16 @@ def ground_plane(object_vertices: np.ndarray) -> pv.PolyData:
         center=(0, 0, -1e-5), direction=(0, 0, 1), i_size=size, j_size=size,
         i_resolution=12, j_resolution=12,
     )  # fmt: skip
+
+
+def contact_mesh(contact: object) -> tuple[pv.PolyData, dict]:
+    """Mesh and add_mesh options of one analytic contact: a pressure-coloured patch (area
+    contact models) or an arrow along the contact normal (point contact models)."""
+    if hasattr(contact, "triangles"):
+        tris = np.asarray(contact.triangles, dtype=float).reshape(-1, 3)
+        poly = polydata(tris, np.arange(len(tris)).reshape(-1, 3))
+        poly.cell_data["pressure"] = np.asarray(contact.pressure_pa, dtype=float)  # type: ignore[attr-defined]
+        return poly, {"scalars": "pressure", "cmap": "plasma", "show_scalar_bar": False}
+    normal = np.asarray(contact.normal)  # type: ignore[attr-defined]
+    start = np.asarray(contact.position) - 0.006 * normal  # type: ignore[attr-defined]
+    return pv.Arrow(start=start, direction=normal, scale=0.006), {"color": CONTACT_COLOR}

@@ -10,10 +10,12 @@ MAX_RECENT = 8
 
 
 def settings() -> QSettings:
+    """The app's QSettings."""
     return QSettings("ipcgrasp", "ipcgrasp")
 
 
 def recent_files() -> list[str]:
+    """Recently opened files, newest first."""
     value = settings().value("recent_files", [])
     if isinstance(value, str):
         value = [value]
@@ -21,6 +23,7 @@ def recent_files() -> list[str]:
 
 
 def add_recent_file(path: str | Path) -> list[str]:
+    """Put `path` first in the recent files; returns the new list."""
     p = str(Path(path).resolve())
     files = [p] + [f for f in recent_files() if f != p]
     files = files[:MAX_RECENT]
@@ -29,6 +32,7 @@ def add_recent_file(path: str | Path) -> list[str]:
 
 
 def clear_recent_files() -> None:
+    """Forget the recent files."""
     settings().setValue("recent_files", [])
 
 
@@ -38,4 +42,5 @@ def ask_before_replacing_results() -> bool:
 
 
 def set_ask_before_replacing_results(ask: bool) -> None:
+    """Remember whether Simulate asks before replacing unsaved results."""
     settings().setValue("ask_before_replacing_results", "true" if ask else "false")

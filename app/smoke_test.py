@@ -19,6 +19,8 @@ SMOKE_FRAMES = 6  # frames of the squeeze to stream: enough to prove the pipelin
 
 
 class SmokeFailure(Exception):
+    """A smoke-test step failed (the message says why)."""
+
     pass
 
 
@@ -42,6 +44,7 @@ def _non_blank(img: np.ndarray) -> float:
 
 
 def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int | None) -> int:
+    """Run the smoke test in `app`; returns the exit code (0 OK, 1 failed)."""
     from app.main_window import MainWindow
 
     t0 = time.perf_counter()

@@ -55,6 +55,8 @@ def _item(text: str, tip: str = "") -> QTableWidgetItem:
 
 
 class RunsTable(QTableWidget):
+    """One row per trial: status, outcome, reason, Psi and forces; selecting a row emits trial_selected."""
+
     trial_selected = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -70,6 +72,7 @@ class RunsTable(QTableWidget):
         self._rows: dict[int, int] = {}
 
     def set_trials(self, records: list[TrialRecord]) -> None:
+        """Show these trial records (one row each)."""
         self.blockSignals(True)
         self.setRowCount(0)
         self._rows = {}
@@ -80,6 +83,7 @@ class RunsTable(QTableWidget):
         self.blockSignals(False)
 
     def update_trial(self, rec: TrialRecord) -> None:
+        """Refresh the row of `rec`."""
         row = self._rows.get(rec.trial)
         if row is None:
             return
@@ -108,6 +112,7 @@ class RunsTable(QTableWidget):
             self.setItem(row, col, it)
 
     def select_trial(self, trial: int) -> None:
+        """Select the row of `trial` without emitting trial_selected."""
         row = self._rows.get(trial)
         if row is not None and self.currentRow() != row:
             self.selectRow(row)
@@ -167,6 +172,7 @@ class PredictionsPanel(QWidget):
         )
 
     def set_unavailable(self, why: str) -> None:
+        """Show that the analytic models cannot run, and why."""
         self.results = {}
         for row, name in enumerate(MODEL_NAMES.values()):
             self.table.setItem(row, 0, _item(name))
@@ -176,11 +182,13 @@ class PredictionsPanel(QWidget):
         self.status.setText(why)
 
     def set_pending(self) -> None:
+        """Mark the predictions as being recomputed."""
         self.status.setText("updating…")
 
     def set_results(
         self, request: int, results: list, error: str = "", stage: str = "robust"
     ) -> None:
+        """Show the models' results of analysis request `request`."""
         self.request = request
         self.stage = stage
         self.results = {r.model: r for r in results}
@@ -211,6 +219,7 @@ class PredictionsPanel(QWidget):
         self.status.setText(error or f"analysis #{request}: {what}")
 
     def selected_contacts(self) -> list:
+        """Contacts of the selected model, for drawing."""
         rows = self.table.selectionModel().selectedRows()
         key = list(MODEL_NAMES)[rows[0].row()] if rows else None
         if key is None:

@@ -67,6 +67,8 @@ class PhaseBar(QWidget):
 
 
 class Timeline(QWidget):
+    """Scrubber with the phase bar, play/pause, step, speed and loop over a trial's frames."""
+
     frame_changed = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -150,6 +152,7 @@ class Timeline(QWidget):
         self.frame_changed.emit(self.slider.value() if len(series) else -1)
 
     def frames_added(self) -> None:
+        """The series grew: extend the range (and follow the live frame)."""
         n = len(self.series)
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, n - 1))
@@ -162,10 +165,12 @@ class Timeline(QWidget):
 
     @property
     def index(self) -> int:
+        """The current frame index (-1 without frames)."""
         return self.slider.value() if len(self.series) else -1
 
     # --- navigation ---------------------------------------------------------------------------
     def seek(self, index: int) -> None:
+        """Go to frame `index` (clamped); following live only at the last frame."""
         n = len(self.series)
         if n == 0:
             return
@@ -174,18 +179,23 @@ class Timeline(QWidget):
         self.slider.setValue(index)
 
     def step(self, delta: int) -> None:
+        """Move `delta` frames."""
         self.seek(self.index + delta)
 
     def first(self) -> None:
+        """Go to the first frame."""
         self.seek(0)
 
     def last(self) -> None:
+        """Go to the last frame."""
         self.seek(len(self.series) - 1)
 
     def toggle_play(self) -> None:
+        """Play or pause."""
         self.play_button.toggle()
 
     def is_playing(self) -> bool:
+        """True while playing."""
         return self._timer.isActive()
 
     def _on_play(self, playing: bool) -> None:

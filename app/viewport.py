@@ -21,7 +21,6 @@ from vtkmodules.vtkRenderingCore import vtkCellPicker
 from app.gripper_shapes import GripperShapes
 from app.scene_style import (
     BACKGROUND,
-    CONTACT_COLOR,
     GRID_COLOR,
     GROUND_COLOR,
     OBJECT_COLOR,
@@ -29,6 +28,7 @@ from app.scene_style import (
     PAD_COLOR,
     PLATE_COLOR,
     WARNING_COLOR,
+    contact_mesh,
     ground_plane,
 )
 from app.scene_style import polydata as _polydata
@@ -89,10 +89,12 @@ class Viewport(QObject):
 
     @property
     def widget(self) -> QWidget:
+        """The Qt widget of the 3D view."""
         return self.plotter
 
     # --- rendering ----------------------------------------------------------------------------
     def request_render(self) -> None:
+        """Render on the next display tick."""
         self._dirty = True
 
     def render_if_dirty(self) -> None:
@@ -127,11 +129,13 @@ class Viewport(QObject):
         self.request_render()
 
     def render_now(self) -> None:
+        """Render immediately."""
         self._dirty = False
         self.renders += 1
         self.plotter.render()
 
     def close(self) -> None:
+        """Release the render window."""
         self.plotter.close()
 
     # --- scene --------------------------------------------------------------------------------
@@ -165,6 +169,7 @@ class Viewport(QObject):
         self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
+        """Move the object to the 4x4 `pose`."""
         if self._object_actor is not None:
             self._object_actor.user_matrix = np.eye(4) if pose is None else np.asarray(pose)
             self.request_render()
@@ -227,6 +232,7 @@ class Viewport(QObject):
         )  # fmt: skip
 
     def set_status_text(self, text: str, warning: bool = False) -> None:
+        """The text in the view's corner."""
         self.plotter.remove_actor("status_text", render=False)
         if text:
             self._add_text(
@@ -279,6 +285,7 @@ class Viewport(QObject):
         self.request_render()
 
     def set_field_range(self, vmax: float) -> None:
+        """Top of the pads' colour scale."""
         self._field_max = float(vmax) if vmax > 0 else 1.0
 
     def _update_scalar_bar(self, visible: bool) -> None:
@@ -325,6 +332,7 @@ class Viewport(QObject):
         return float(self.plotter.devicePixelRatioF())
 
     def set_gizmo(self, enabled: bool) -> None:
+        """Show or hide the gizmo at the grasp."""
         self._gizmo_on = enabled
         self._remove_gizmo()
         if enabled and self._plate_actors and self._gizmo_pose is not None:
@@ -378,36 +386,27 @@ class Viewport(QObject):
         self.clear_contacts()
         for i, c in enumerate(contacts):
             name = f"contact{i}"
-            if hasattr(c, "triangles"):
-                tris = np.asarray(c.triangles, dtype=float).reshape(-1, 3)
-                faces = np.arange(len(tris)).reshape(-1, 3)
-                poly = _polydata(tris, faces)
-                poly.cell_data["pressure"] = np.asarray(c.pressure_pa, dtype=float)
-                self._add_mesh(
-                    poly, scalars="pressure", cmap="plasma", name=name, pickable=False,
-                    show_scalar_bar=False,
-                )  # fmt: skip
-            else:
-                arrow = pv.Arrow(
-                    start=np.asarray(c.position) - 0.006 * np.asarray(c.normal),
-                    direction=np.asarray(c.normal), scale=0.006,
-                )  # fmt: skip
-                self._add_mesh(arrow, color=CONTACT_COLOR, name=name, pickable=False)
+            mesh, options = contact_mesh(c)
+            self._add_mesh(mesh, name=name, pickable=False, **options)
             self._contact_names.append(name)
         self.request_render()
 
     def clear_contacts(self) -> None:
+        """Remove the drawn contacts."""
         for name in self._contact_names:
             self.plotter.remove_actor(name, render=False)
         self._contact_names = []
         self.request_render()
 
     def screenshot(self, path: str | None = None) -> np.ndarray:
+        """The view as an image array (and saved to `path` if given)."""
         self.render_now()
         return self.plotter.screenshot(path, return_img=True)
 
     def camera_position(self):
+        """The camera (position, focal point, view up)."""
         return self.plotter.camera_position
 
     def window_size(self) -> tuple[int, int]:
+        """The render window's size in pixels."""
         return int(self.plotter.width()), int(self.plotter.height())

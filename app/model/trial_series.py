@@ -24,16 +24,19 @@ class TrialSeries:
 
     @classmethod
     def empty(cls) -> TrialSeries:
+        """A series with no frames."""
         return cls([], [], [], [], [], [], [], [])
 
     @classmethod
     def from_frames(cls, frames: list[Frame]) -> TrialSeries:
+        """A series of `frames`."""
         s = cls.empty()
         for f in frames:
             s.append(f)
         return s
 
     def append(self, f: Frame) -> None:
+        """Add one frame's values."""
         self.time_s.append(f.time_s)
         self.phase.append(f.phase)
         self.psi1.append(f.psi_j[0])
@@ -67,4 +70,5 @@ class TrialSeries:
         return out
 
     def array(self, name: str) -> np.ndarray:
+        """Column `name` as a float array."""
         return np.asarray(getattr(self, name), dtype=float)

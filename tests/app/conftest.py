@@ -17,10 +17,15 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pyvistaqt")
 
 
+# Model, controller and worker tests that need no QApplication and no display.
+HEADLESS = {"test_model_app.py", "test_controllers_headless.py", "test_workers.py"}
+
+
 def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
     for item in items:
-        if here in Path(item.fspath).parents:
+        path = Path(item.fspath)
+        if here in path.parents and path.name not in HEADLESS:
             item.add_marker(pytest.mark.gui)
 
 

@@ -1,0 +1,176 @@
+"""The Qt-free app model: documents, edits, runs and frames, observed through its events.
+
+No QApplication and no display: these tests import no Qt at all.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.model import AppModel, Document, Event
+from app.worker_messages import FramePacket
+from engine.grasp.frames import Frame, TrialResult
+from engine.io.frames_npz import CONTACT_COLUMNS
+
+
+@pytest.fixture(scope="module")
+def cube() -> Document:
+    return Document.open_object("cube")
+
+
+@pytest.fixture
+def model(cube):
+    m = AppModel()
+    doc = Document.open_object("cube", mesh=cube.mesh)
+    m.set_document(doc)
+    return m
+
+
+class Recorder:
+    """Connects to every event of a model and records (event name, args)."""
+
+    def __init__(self, model: AppModel) -> None:
+        self.calls: list[tuple[str, tuple]] = []
+        for name, ev in vars(model).items():
+            if isinstance(ev, Event):
+                ev.connect(lambda *args, name=name: self.calls.append((name, args)))
+
+    def names(self) -> list[str]:
+        return [c[0] for c in self.calls]
+
+
+def _frame(model: AppModel, i: int, phase: str = "squeeze") -> Frame:
+    pad = model.pads.pad
+    return Frame(
+        index=i, time_s=0.01 * i, phase=phase, pad_vertices=(pad.vertices, pad.vertices),
+        object_pose=np.eye(4), plate_travel_m=0.0, plate_lift_m=0.0, psi_j=(0.0, 0.0),
+        grip_force_n=(0.1, 0.1), contacts=dict.fromkeys(CONTACT_COLUMNS, 0), min_distance_m=1e-3, object_min_z_m=0.0,
+        newton_iterations=1, intersection_free=True,
+    )  # fmt: skip
+
+
+def _packet(model: AppModel, trial: int, i: int, run_id: int | None = None) -> FramePacket:
+    pad = model.pads.pad
+    energy = (np.full(len(pad.vertices), 2.0 * i), np.zeros(len(pad.vertices)))
+    rid = model.doc.run.run_id if run_id is None else run_id
+    return FramePacket(0, rid, trial, _frame(model, i), energy)
+
+
+def test_the_model_imports_no_qt():
+    code = (
+        "import sys, app.model, app.workers, app.logs\n"
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyvista', 'vtk'))]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_event_calls_subscribers_in_order_and_survives_a_failing_one():
+    ev = Event("x")
+    seen: list = []
+    ev.connect(lambda a: seen.append(("first", a)))
+    ev.connect(lambda a: 1 / 0)
+    last = ev.connect(lambda a: seen.append(("last", a)))
+    ev.emit(7)
+    assert seen == [("first", 7), ("last", 7)]
+    ev.disconnect(last)
+    ev.emit(8)
+    assert seen[-1] == ("first", 8) and len(ev) == 2
+
+
+def test_set_document_announces_the_document_then_the_grasp(cube):
+    m = AppModel()
+    rec = Recorder(m)
+    doc = Document.open_object("cube", mesh=cube.mesh)
+    doc.dirty = True
+    m.set_document(doc)
+    assert rec.names() == ["document_changed", "grasp_changed"]
+    assert m.doc is doc and not doc.dirty and doc.run is None
+    assert m.grasp_valid is None and m.mode == "edit" and m.trial == -1
+    assert m.grasp_width_mm == pytest.approx(30.0)  # the 3 cm cube between the jaws
+    assert m.pads.shapes is not None
+
+
+def test_an_edit_changes_the_document_and_resets_the_grasp_check(model):
+    rec = Recorder(model)
+    model.set_grasp_check(True, "")
+    s = model.edit_state()
+    new = replace(s, params=replace(s.params, mu=0.9), n_trials=4, seed=3)
+    model.apply_edit(new)
+    assert rec.names() == ["grasp_checked", "edited", "grasp_changed"]
+    assert rec.calls[1][1] == (False,)  # the object did not change
+    d = model.doc
+    assert d.params.mu == 0.9 and d.spec.n_trials == 4 and d.spec.seed == 3
+    assert model.grasp_valid is None
+    assert model.edit_state().same_as(new) and not model.edit_state().same_as(s)
+
+
+def test_changing_the_pose_changes_the_object(model):
+    rec = Recorder(model)
+    version = model.doc.version
+    model.apply_edit(replace(model.edit_state(), pose_index=1))
+    assert rec.calls[0] == ("edited", (True,))
+    assert model.doc.pose_index == 1 and model.doc.version > version
+
+
+def test_a_run_plans_trials_and_streams_frames_into_the_series(model):
+    rec = Recorder(model)
+    model.apply_edit(replace(model.edit_state(), n_trials=3))
+    rec.calls.clear()
+    jobs = model.begin_run(max_frames=5, crash_after=2)
+    run = model.doc.run
+    assert [j.trial for j in jobs] == [0, 1, 2] and len(run.trials) == 3
+    assert jobs[0].crash_after_frames == 2 and jobs[1].crash_after_frames is None
+    assert all(j.max_frames == 5 and j.run_id == run.run_id for j in jobs)
+    assert {r.status for r in run.trials.values()} == {"queued"}
+    assert rec.names() == ["run_started", "trial_selected"] and model.trial == 0
+    assert model.doc.dirty and not model.unsaved_results  # nothing to lose yet
+    model.trial_started(0)
+    assert run.trials[0].status == "running"
+    for i in range(3):
+        assert model.add_frame(_packet(model, 0, i))
+    assert not model.add_frame(_packet(model, 0, 9, run_id=run.run_id + 1))  # another run
+    assert len(run.trials[0].frames) == 3 and len(model.series[0]) == 3
+    assert rec.calls[-1] == ("frame_added", (0, 2))
+    assert model.unsaved_results
+    model.end_trial(0, TrialResult(trial=0, success=True, reason="lifted"), "done")
+    assert model.trials_ended() == 1
+    model.finish_run(cancelled=False)
+    assert rec.names()[-1] == "run_finished"
+    assert "1/3 trials lifted" in model.run_summary(False)
+
+
+def test_selecting_a_trial_with_frames_switches_to_play(model):
+    model.begin_run()
+    model.add_frame(_packet(model, 0, 0))
+    model.mode = "edit"
+    model.select_trial(0)
+    assert model.mode == "play" and model.selected_record() is model.doc.run.trials[0]
+    model.select_trial(5)  # no such trial: nothing changes
+    assert model.trial == 0
+
+
+def test_colour_fields_and_their_range(model):
+    model.begin_run()
+    for i in range(4):
+        model.add_frame(_packet(model, 0, i))
+    rec = model.doc.run.trials[0]
+    energy = model.fields_for(rec, 3, "energy")
+    assert energy[0].max() == pytest.approx(6.0)
+    assert model.field_range(rec, "energy") == pytest.approx(6.0)
+    assert model.fields_for(rec, 0, "none") is None
+    disp = model.fields_for(rec, 0, "displacement")
+    assert len(disp) == 2 and disp[0].shape == (len(model.pads.pad.vertices),)
+
+
+def test_mark_saved_clears_the_unsaved_flag(model, tmp_path):
+    rec = Recorder(model)
+    model.begin_run()
+    model.mark_saved(tmp_path / "x.ipcgrasp.json")
+    assert not model.doc.dirty and model.doc.path == tmp_path / "x.ipcgrasp.json"
+    assert rec.names()[-1] == "saved"
