@@ -12,11 +12,13 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QUndoStack
+from PySide6.QtGui import QAction, QIcon, QUndoStack
 from PySide6.QtWidgets import (
+    QComboBox,
     QDockWidget,
     QLabel,
     QMainWindow,
+    QMenu,
     QProgressBar,
     QScrollArea,
     QSplitter,
@@ -53,6 +55,25 @@ log = logging.getLogger(__name__)
 
 class MainWindow(QMainWindow):
     """ipcgrasp's main window."""
+
+    # Created by app.menus.build_menus (actions are also reachable from tests and tools).
+    open_action: QAction
+    example_action: QAction
+    save_action: QAction
+    save_as_action: QAction
+    export_csv_action: QAction
+    export_video_action: QAction
+    export_vtk_action: QAction
+    screenshot_action: QAction
+    quit_action: QAction
+    undo_action: QAction
+    redo_action: QAction
+    simulate_action: QAction
+    cancel_action: QAction
+    default_grasp_action: QAction
+    ask_replace_action: QAction
+    recent_menu: QMenu
+    color_combo: QComboBox
 
     def __init__(self, n_workers: int | None = None, start_workers: bool = True) -> None:
         super().__init__()

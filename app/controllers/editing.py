@@ -64,7 +64,8 @@ class EditController:
                     raise IpcGraspError(f"object density must be > 0 kg/m^3 (got {value})")
                 new = replace(s, density_kg_m3=float(value))
             else:
-                new = replace(s, params=replace(d.params, **{name: value}).validate())
+                changes: dict[str, Any] = {name: value}
+                new = replace(s, params=replace(d.params, **changes).validate())
         except (IpcGraspError, TypeError, ValueError) as exc:
             log.info("edit of %s refused: %s", name, exc)
             self.param_message.emit(str(exc))
