@@ -1,18 +1,22 @@
-"""Parameter dock: material, friction, squeeze stop, pad, trials; advanced fields folded away.
+"""Parameter dock: its fields are generated from the engine's parameter declarations.
 
-Every field shows its unit and a tooltip, and range limits are enforced where typed (spin
-boxes). Edits are reported as (name, SI value) so the main window can make them undoable.
+Each SimulationParams / TrialSpec field declared with a GUI group (engine.schema) gets a widget
+of its declared kind, range, display unit and tooltip; a new declared parameter appears here
+without code. Only the squeeze-stop choice (Psi_th or force), the analytic models' force and
+the object density are composed by hand, since they are app-level choices, not one field.
+Edits are reported as (name, SI value) so the controllers can make them undoable.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -26,61 +30,158 @@ from PySide6.QtWidgets import (
 from app.widgets.sci_spinbox import SciSpinBox
 from app.widgets.unit_spinbox import unit_spinbox
 from engine.grasp.params import SimulationParams
-from engine.gripper.pad_geometry import PAD_PRESETS
+from engine.grasp.trials import TrialSpec
+from engine.schema import Declared, field_spec, gui_fields
 
-# (field, label, unit shown, SI per shown unit, min, max, step, decimals, tooltip)
-_ADVANCED = (
-    ("poisson_ratio", "Poisson ratio ν", "", 1.0, 0.0, 0.499, 0.01, 3,
-     "Pad Poisson ratio (silicone rubber: 0.45-0.49)."),
-    ("pad_density_kg_m3", "Pad density", " kg/m³", 1.0, 100.0, 5000.0, 50.0, 0,
-     "Pad mass density (silicone ≈ 1000-1200 kg/m³)."),
-    ("time_step_s", "Time step h", " ms", 1e-3, 1.0, 50.0, 1.0, 1,
-     "Implicit Euler time step; smaller is more accurate and slower."),
-    ("closing_speed_m_s", "Closing speed", " mm/s", 1e-3, 1.0, 500.0, 10.0, 0,
-     "Maximum speed of each plate while closing."),
-    ("lift_speed_m_s", "Lift speed", " mm/s", 1e-3, 1.0, 500.0, 10.0, 0,
-     "Speed of the plates while lifting."),
-    ("lift_height_m", "Lift height", " mm", 1e-3, 0.5, 100.0, 1.0, 1,
-     "How high the object's lowest point must rise for success (the paper: 20 mm)."),
-)  # fmt: skip
+_UNBOUNDED = 1e9  # spin-box limit for a declaration without an upper bound (display units)
+
+
+def _tooltip(d: Declared) -> str:
+    unit = f" {d.spec.unit}" if d.spec.unit else ""
+    valid = d.spec.range_text(integer=d.kind is int)
+    text = f"{d.spec.help[0].upper()}{d.spec.help[1:]}. Valid: {valid}{unit}."
+    if d.spec.none_means:
+        text += f" Unchecked default: {d.spec.none_means}."
+    return text
+
+
+def _display_range(d: Declared) -> tuple[float, float]:
+    """The declared range in displayed units, open ends nudged in by one displayed step."""
+    scale, spec = d.spec.display_scale, d.spec
+    resolution = 10.0**-spec.decimals
+    lo = -_UNBOUNDED if spec.low is None else spec.low / scale
+    hi = _UNBOUNDED if spec.high is None else spec.high / scale
+    if spec.low is not None and not spec.low_inclusive:
+        lo += resolution
+    if spec.high is not None and not spec.high_inclusive:
+        hi -= resolution
+    return lo, hi
+
+
+class FieldWidget:
+    """One declared field's widget: reads and writes SI values, emits (name, SI value)."""
+
+    def __init__(self, d: Declared, emit: Any) -> None:
+        self.decl = d
+        self.name = d.name
+        spec = d.spec
+        self.slider: QSlider | None = None
+        self.default_box: QCheckBox | None = None
+        tip = _tooltip(d)
+        if spec.widget == "combo":
+            self.editor: QWidget = QComboBox()
+            self.editor.addItems(list(spec.choices or ()))
+            self.editor.setToolTip(tip)
+            self.editor.currentTextChanged.connect(lambda t: emit(self.name, t))
+            self.widget: QWidget = self.editor
+            return
+        if spec.widget == "int":
+            box = QSpinBox()
+            top = min(int(spec.high if spec.high is not None else 2**31 - 1), 2**31 - 1)
+            box.setRange(int(spec.low if spec.low is not None else 0), top)
+            box.setKeyboardTracking(False)
+            box.setToolTip(tip)
+            box.valueChanged.connect(lambda v: emit(self.name, int(v)))
+            self.editor = box
+            self.widget = box
+            return
+        if spec.widget == "log":
+            box = SciSpinBox(float(spec.low or 1e-300), float(spec.high or 1e300), 10)
+            if spec.unit:
+                box.setSuffix(f" {spec.unit}")
+            box.setToolTip(tip + " Arrow keys and the slider step by 10^0.1.")
+            self.editor = box
+            self.slider = QSlider(Qt.Orientation.Horizontal)
+            self.slider.setRange(
+                math.ceil(10 * math.log10(box.minimum())),
+                math.floor(10 * math.log10(box.maximum())),
+            )
+            self.slider.setToolTip(f"log10 {spec.label or d.name}: drag to sweep it")
+            box.valueChanged.connect(self._on_log_value)
+            self.slider.valueChanged.connect(self._on_slider)
+            self._emit = emit
+            row = QHBoxLayout()
+            row.setContentsMargins(0, 0, 0, 0)
+            row.addWidget(box, 2)
+            row.addWidget(self.slider, 3)
+            self.widget = QWidget()
+            self.widget.setLayout(row)
+            return
+        lo, hi = _display_range(d)
+        suffix = f" {spec.display_unit or spec.unit}" if (spec.display_unit or spec.unit) else ""
+        step = spec.step if spec.step is not None else 10.0 ** -(spec.decimals - 1)
+        box = unit_spinbox(lo, hi, step, spec.decimals, suffix, tip)
+        box.valueChanged.connect(lambda v: emit(self.name, self._si(v)))
+        self.editor = box
+        self.widget = box
+        if spec.widget == "optional":
+            self.default_box = QCheckBox(spec.none_means or "default")
+            self.default_box.setToolTip(f"Use the default: {spec.none_means}")
+            self.default_box.toggled.connect(
+                lambda same: (
+                    box.setEnabled(not same),
+                    emit(self.name, None if same else self._si(box.value())),
+                )
+            )
+            row = QHBoxLayout()
+            row.setContentsMargins(0, 0, 0, 0)
+            row.addWidget(box)
+            row.addWidget(self.default_box)
+            self.widget = QWidget()
+            self.widget.setLayout(row)
+
+    def _si(self, shown: float) -> float:
+        return shown * self.decl.spec.display_scale
+
+    def _on_log_value(self, value: float) -> None:
+        if value > 0 and self.slider is not None:
+            self.slider.blockSignals(True)
+            self.slider.setValue(round(10 * math.log10(value)))
+            self.slider.blockSignals(False)
+        self._emit(self.name, value)
+
+    def _on_slider(self, position: int) -> None:
+        assert isinstance(self.editor, SciSpinBox)
+        self.editor.setValue(10.0 ** (position / 10.0))  # emits through _on_log_value
+
+    def set_value(self, value: Any, fallback: float | None = None) -> None:
+        """Show an SI value (None: the optional field's default, showing `fallback`)."""
+        ed = self.editor
+        if isinstance(ed, QComboBox):
+            ed.setCurrentText(str(value))
+            return
+        if self.default_box is not None:
+            self.default_box.setChecked(value is None)
+            ed.setEnabled(value is not None)
+            if value is None:
+                value = fallback
+            if value is None:
+                return
+        if isinstance(ed, QSpinBox):
+            ed.setValue(int(value))
+        elif isinstance(ed, SciSpinBox):
+            ed.setValue(float(value))
+            if self.slider is not None and value > 0:
+                self.slider.setValue(round(10 * math.log10(float(value))))
+        else:
+            assert isinstance(ed, QAbstractSpinBox)
+            ed.setValue(float(value) / self.decl.spec.display_scale)  # type: ignore[attr-defined]
 
 
 class ParamDock(QWidget):
-    edited = Signal(
-        str, object
-    )  # field name (SimulationParams field, n_trials, seed, ...), SI value
+    """Material, friction, squeeze stop, pad, trials; the advanced fields folded away."""
+
+    edited = Signal(str, object)  # field name (SimulationParams / TrialSpec / app), SI value
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._updating = False
+        self.fields: dict[str, FieldWidget] = {}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
-        material = QGroupBox("Pad material and friction")
-        form = QFormLayout(material)
-        self.e_spin = SciSpinBox(1e5, 1e11, steps_per_decade=10)
-        self.e_spin.setSuffix(" Pa")
-        self.e_spin.setToolTip(
-            "Young's modulus E of the pads (Pa, log scale). Silicone: 1e6-1e8 Pa; the paper's "
-            "default is 1e8 Pa. Arrow keys and the slider step by 10^0.1."
-        )
-        self.e_slider = QSlider(Qt.Orientation.Horizontal)
-        self.e_slider.setRange(50, 110)  # 10 * log10(E)
-        self.e_slider.setToolTip("log10 E: drag to sweep E from 1e5 to 1e11 Pa")
-        row = QHBoxLayout()
-        row.addWidget(self.e_spin, 2)
-        row.addWidget(self.e_slider, 3)
-        form.addRow("E", row)
-        self.mu_spin = unit_spinbox(
-            0.0,
-            2.0,
-            0.05,
-            3,
-            "",
-            "Coulomb friction coefficient μ between pads and object (typical pads 0.3-1.0).",
-        )
-        form.addRow("Friction μ", self.mu_spin)
-        outer.addWidget(material)
+        material = self._group(outer, "Pad material and friction", SimulationParams, "material")
+        del material
 
         stop = QGroupBox("Squeeze stop")
         form = QFormLayout(stop)
@@ -91,18 +192,16 @@ class ParamDock(QWidget):
             "when each pad pushes with the given force."
         )
         form.addRow("Stop on", self.stop_combo)
-        self.psi_spin = SciSpinBox(1e-14, 1.0, steps_per_decade=10)
-        self.psi_spin.setSuffix(" J")
-        self.psi_spin.setToolTip(
-            "Ψ_th: pad strain energy (J) that ends the squeeze. 1e-9 J gives ≈0.2 N on the 3 cm "
-            "cube at E = 1e8 Pa; Ψ grows with the square of the force (see README)."
-        )
-        form.addRow("Ψ_th", self.psi_spin)
+        psi = self._field(field_spec(SimulationParams, "psi_th_j"))
+        form.addRow(psi.decl.spec.label, psi.widget)
+        force_decl = field_spec(SimulationParams, "squeeze_force_n")
+        force_lo, force_hi = _display_range(force_decl)
+        # The stop combo decides None-or-force, so the force field is a plain spin box.
         self.force_spin = unit_spinbox(
-            0.001, 100.0, 0.1, 3, " N", "Closing force per pad (N) that ends the squeeze."
+            force_lo, force_hi, force_decl.spec.step or 0.1, 3, " N", _tooltip(force_decl)
         )
         self.force_spin.setValue(0.5)
-        form.addRow("Closing force", self.force_spin)
+        form.addRow(force_decl.spec.label, self.force_spin)
         self.analytic_force_spin = unit_spinbox(
             0.001, 100.0, 0.1, 3, " N",
             "Grip force per jaw assumed by the analytic models when the squeeze stops on Ψ_th "
@@ -111,44 +210,10 @@ class ParamDock(QWidget):
         form.addRow("Analytic force", self.analytic_force_spin)
         outer.addWidget(stop)
 
-        pad = QGroupBox("Pads")
-        form = QFormLayout(pad)
-        self.pad_combo = QComboBox()
-        self.pad_combo.addItems(list(PAD_PRESETS))
-        self.pad_combo.setToolTip(
-            "Pad outline: the YuMi D-shaped 'rounded' pad or a 27.5 x 20 mm rectangle, 3 mm thick."
-        )
-        form.addRow("Preset", self.pad_combo)
-        self.edge_spin = unit_spinbox(
-            1.0,
-            6.0,
-            0.5,
-            2,
-            " mm",
-            "Target tet edge length of the pad mesh (resolution); smaller is finer and slower.",
-        )
-        form.addRow("Resolution", self.edge_spin)
+        pad_form = self._group(outer, "Pads", SimulationParams, "pad")
         self.resolution_label = QLabel("")
-        form.addRow("", self.resolution_label)
-        outer.addWidget(pad)
-
-        trials = QGroupBox("Trials")
-        form = QFormLayout(trials)
-        self.trials_spin = QSpinBox()
-        self.trials_spin.setRange(1, 1000)
-        self.trials_spin.setToolTip(
-            "Number N of trials, each with the gripper pose perturbed (σ 1 mm, 0.003 rad)."
-        )
-        self.trials_spin.setKeyboardTracking(False)
-        form.addRow("Trials N", self.trials_spin)
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setToolTip(
-            "Random seed of the perturbations: the same seed gives the same trials."
-        )
-        self.seed_spin.setKeyboardTracking(False)
-        form.addRow("Seed", self.seed_spin)
-        outer.addWidget(trials)
+        pad_form.addRow("", self.resolution_label)
+        self._group(outer, "Trials", TrialSpec, "trials")
 
         self.advanced_box = QGroupBox("Advanced")
         self.advanced_box.setCheckable(True)
@@ -158,24 +223,13 @@ class ParamDock(QWidget):
         self._advanced_body = QWidget()
         form = QFormLayout(self._advanced_body)
         form.setContentsMargins(0, 0, 0, 0)
-        self.advanced: dict[str, tuple[QDoubleSpinBox, float]] = {}
-        for name, label, unit, scale, lo, hi, step, dec, tip in _ADVANCED:
-            s = unit_spinbox(lo, hi, step, dec, unit, tip)
-            self.advanced[name] = (s, scale)
-            form.addRow(label, s)
-            s.valueChanged.connect(lambda v, n=name, k=scale: self._emit(n, v * k))
+        for d in gui_fields(SimulationParams, "advanced"):
+            fw = self._field(d)
+            form.addRow(d.spec.label or d.name, fw.widget)
         self.density_spin = unit_spinbox(
             1.0, 25000.0, 10.0, 1, " kg/m³", "Object density (uniform); sets its mass and inertia."
         )
         form.addRow("Object density", self.density_spin)
-        self.mu_ground_same = QCheckBox("same as μ")
-        self.mu_ground_spin = unit_spinbox(
-            0.0, 2.0, 0.05, 3, "", "Friction coefficient between the object and the ground."
-        )
-        row = QHBoxLayout()
-        row.addWidget(self.mu_ground_spin)
-        row.addWidget(self.mu_ground_same)
-        form.addRow("Ground μ", row)
         adv_outer.addWidget(self._advanced_body)
         self._advanced_body.setVisible(False)
         self.advanced_box.toggled.connect(self._advanced_body.setVisible)
@@ -187,55 +241,50 @@ class ParamDock(QWidget):
         outer.addWidget(self.message)
         outer.addStretch(1)
 
-        self.e_spin.valueChanged.connect(self._on_e_spin)
-        self.e_slider.valueChanged.connect(self._on_e_slider)
-        self.mu_spin.valueChanged.connect(lambda v: self._emit("mu", v))
+        # Names the tests and the controllers use for the fields they drive.
+        e = self.fields["youngs_modulus_pa"]
+        self.e_spin, self.e_slider = e.editor, e.slider
+        self.mu_spin = self.fields["mu"].editor
+        self.psi_spin = self.fields["psi_th_j"].editor
+        self.pad_combo = self.fields["pad"].editor
+        self.edge_spin = self.fields["pad_edge_length_m"].editor
+        self.trials_spin = self.fields["n_trials"].editor
+        self.seed_spin = self.fields["seed"].editor
+        self.mu_ground_spin = self.fields["mu_ground"].editor
+        self.mu_ground_same = self.fields["mu_ground"].default_box
+
         self.stop_combo.currentIndexChanged.connect(self._on_stop_mode)
-        self.psi_spin.valueChanged.connect(lambda v: self._emit("psi_th_j", v))
         self.force_spin.valueChanged.connect(lambda v: self._emit("squeeze_force_n", v))
         self.analytic_force_spin.valueChanged.connect(lambda v: self._emit("analytic_force_n", v))
-        self.pad_combo.currentTextChanged.connect(lambda t: self._emit("pad", t))
-        self.edge_spin.valueChanged.connect(lambda v: self._emit("pad_edge_length_m", v * 1e-3))
-        self.trials_spin.valueChanged.connect(lambda v: self._emit("n_trials", int(v)))
-        self.seed_spin.valueChanged.connect(lambda v: self._emit("seed", int(v)))
         self.density_spin.valueChanged.connect(lambda v: self._emit("density", v))
-        self.mu_ground_spin.valueChanged.connect(lambda v: self._emit("mu_ground", v))
-        self.mu_ground_same.toggled.connect(self._on_ground_same)
+
+    def _field(self, d: Declared) -> FieldWidget:
+        fw = FieldWidget(d, self._emit)
+        self.fields[d.name] = fw
+        return fw
+
+    def _group(self, outer: QVBoxLayout, title: str, cls: type, group: str) -> QFormLayout:
+        box = QGroupBox(title)
+        form = QFormLayout(box)
+        for d in gui_fields(cls, group):
+            form.addRow(d.spec.label or d.name, self._field(d).widget)
+        outer.addWidget(box)
+        return form
 
     # --- widget -> edits ----------------------------------------------------------------------
     def _emit(self, name: str, value: object) -> None:
         if not self._updating:
             self.edited.emit(name, value)
 
-    def _on_e_spin(self, value: float) -> None:
-        if value > 0:
-            self._set_quietly(self.e_slider, round(10 * math.log10(value)))
-        self._emit("youngs_modulus_pa", value)
-
-    def _on_e_slider(self, position: int) -> None:
-        if self._updating:
-            return
-        self.e_spin.setValue(10.0 ** (position / 10.0))  # emits through _on_e_spin
-
     def _on_stop_mode(self, index: int) -> None:
         force = index == 1
         self._sync_stop_fields(force)
         self._emit("squeeze_force_n", self.force_spin.value() if force else None)
 
-    def _on_ground_same(self, same: bool) -> None:
-        self.mu_ground_spin.setEnabled(not same)
-        self._emit("mu_ground", None if same else self.mu_ground_spin.value())
-
     def _sync_stop_fields(self, force: bool) -> None:
         self.psi_spin.setEnabled(not force)
         self.analytic_force_spin.setEnabled(not force)
         self.force_spin.setEnabled(force)
-
-    @staticmethod
-    def _set_quietly(widget, value) -> None:
-        widget.blockSignals(True)
-        widget.setValue(value)
-        widget.blockSignals(False)
 
     # --- state -> widgets ---------------------------------------------------------------------
     def set_values(
@@ -247,32 +296,25 @@ class ParamDock(QWidget):
         density: float,
         resolution: str,
     ) -> None:
+        """Show a document's values without emitting edits."""
         self._updating = True
         try:
-            self.e_spin.setValue(params.youngs_modulus_pa)
-            self.e_slider.setValue(round(10 * math.log10(params.youngs_modulus_pa)))
-            self.mu_spin.setValue(params.mu)
+            spec = {"n_trials": n_trials, "seed": seed}
+            for name, fw in self.fields.items():
+                value = spec[name] if name in spec else getattr(params, name)
+                fallback = params.ground_mu if name == "mu_ground" else None
+                fw.set_value(value, fallback)
             force = params.squeeze_force_n is not None
             self.stop_combo.setCurrentIndex(1 if force else 0)
             self._sync_stop_fields(force)
-            self.psi_spin.setValue(params.psi_th_j)
-            if force:
+            if params.squeeze_force_n is not None:
                 self.force_spin.setValue(params.squeeze_force_n)
             self.analytic_force_spin.setValue(analytic_force_n)
-            self.pad_combo.setCurrentText(params.pad)
-            self.edge_spin.setValue(params.pad_edge_length_m * 1e3)
-            self.trials_spin.setValue(n_trials)
-            self.seed_spin.setValue(seed)
-            for name, (spin, scale) in self.advanced.items():
-                spin.setValue(getattr(params, name) / scale)
             self.density_spin.setValue(density)
-            same = params.mu_ground is None
-            self.mu_ground_same.setChecked(same)
-            self.mu_ground_spin.setEnabled(not same)
-            self.mu_ground_spin.setValue(params.ground_mu)
             self.resolution_label.setText(resolution)
         finally:
             self._updating = False
 
     def show_message(self, text: str) -> None:
+        """Show why the last edit was refused ('' clears it)."""
         self.message.setText(text)

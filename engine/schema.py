@@ -58,20 +58,21 @@ class ParamSpec:
     decimals: int = 3
     none_means: str = ""  # what None stands for, for optional fields ("same as mu")
 
-    def range_text(self) -> str:
-        """The valid range in words, e.g. "in (0, 0.5)" or "> 0"."""
+    def range_text(self, integer: bool = False) -> str:
+        """The valid range in words, e.g. "in (0, 0.5)" or "> 0" (integers written out)."""
+        fmt = (lambda v: str(int(v))) if integer else (lambda v: f"{v:g}")
         lo, hi = self.low, self.high
         if self.choices is not None:
             return "one of " + ", ".join(self.choices)
         if lo is not None and hi is not None:
             return (
-                f"in {'[' if self.low_inclusive else '('}{lo:g}, {hi:g}"
+                f"in {'[' if self.low_inclusive else '('}{fmt(lo)}, {fmt(hi)}"
                 f"{']' if self.high_inclusive else ')'}"
             )
         if lo is not None:
-            return f"{'>=' if self.low_inclusive else '>'} {lo:g}"
+            return f"{'>=' if self.low_inclusive else '>'} {fmt(lo)}"
         if hi is not None:
-            return f"{'<=' if self.high_inclusive else '<'} {hi:g}"
+            return f"{'<=' if self.high_inclusive else '<'} {fmt(hi)}"
         return "a finite number"
 
 
@@ -141,10 +142,11 @@ def check_value(d: Declared, value: Any) -> Any:
     """`value` converted to the field's type; ParameterError names the field, range and fix."""
     spec = d.spec
     where = f"{d.name} ({spec.flag})" if spec.flag else d.name
+    range_text = spec.range_text(integer=d.kind is int)
     if value is None:
         if d.optional:
             return None
-        raise ParameterError(f"{where} must be given ({spec.range_text()}{d.unit_text})")
+        raise ParameterError(f"{where} must be given ({range_text}{d.unit_text})")
     if d.kind is str:
         if not isinstance(value, str):
             raise ParameterError(f"{where} must be text, got {value!r}")
@@ -166,7 +168,7 @@ def check_value(d: Declared, value: Any) -> Any:
     number = float(value)
     if not math.isfinite(number):
         raise ParameterError(
-            f"{where} is {number}; give a finite number ({spec.range_text()}{d.unit_text})"
+            f"{where} is {number}; give a finite number ({range_text}{d.unit_text})"
         )
     if d.kind is int:
         if number != int(number):
@@ -177,7 +179,7 @@ def check_value(d: Declared, value: Any) -> Any:
     too_high = hi is not None and (number > hi if spec.high_inclusive else number >= hi)
     if too_low or too_high:
         raise ParameterError(
-            f"{where} must be {spec.range_text()}{d.unit_text} (got {value}): {spec.help}"
+            f"{where} must be {range_text}{d.unit_text} (got {value}): {spec.help}"
         )
     return number
 
@@ -265,8 +267,7 @@ def add_arguments(
         if d.spec.flag is None or d.name in skip:
             continue
         default = (defaults or {}).get(d.name, d.default)
-        unit = f" [{d.spec.unit}]" if d.spec.unit else ""
-        help_text = f"{d.spec.help}{unit}"
+        help_text = d.spec.help  # the unit is the flag's metavar
         if d.optional and d.spec.none_means:
             help_text += f"; default: {d.spec.none_means}"
         kwargs: dict[str, Any] = {"dest": d.name, "default": default, "help": help_text}
@@ -274,7 +275,9 @@ def add_arguments(
             kwargs["action"] = argparse.BooleanOptionalAction
         else:
             kwargs["type"] = _parser_type(d)
+            kwargs["metavar"] = d.spec.unit or ("N" if d.kind is int else "X")
             if d.spec.choices is not None:
+                del kwargs["metavar"]
                 kwargs["choices"] = list(d.spec.choices)
                 kwargs["type"] = str
         parser.add_argument(d.spec.flag, **kwargs)

@@ -8,12 +8,14 @@ radius); the perturbation sigmas are IPC-GraspSim's.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from engine.errors import ParameterError
 from engine.gripper.pad_geometry import PAD_PRESETS, PadOutline, pad_outline
+from engine.schema import check_fields, param, to_dict
 
 TORSION_MODELS = ("disc", "dexnet", "none")
 ANALYTIC_PADS = (*PAD_PRESETS, "reach_hexagon")
@@ -45,67 +47,151 @@ def reach_hexagon() -> PadOutline:
 
 @dataclass(frozen=True)
 class AnalyticParams:
-    """Everything the analytic models need besides the object and the grasp."""
+    """Everything the analytic models need besides the object and the grasp (engine.schema
+    declarations: unit, range, flag and help of each field)."""
 
-    mu: float = 0.3
-    closing_force_n: float = 20.0  # per jaw
-    pad: str = "rounded"
-    # Chord length of the rounded pad's tip arc. 3 mm gives the simulator's pad and the real
-    # round_pad.obj (16 segments, 506.07 mm^2); 1 mm gives 32 segments (506.83 mm^2).
-    pad_edge_length_m: float = 0.003
-    element_size_m: float = 0.002  # longest contact-element edge (coarse faces are bisected)
-    friction_cell_m: float = 0.0015  # REACH / exact solve per cell of elements; 0: per element
-    silicone_depth_m: float = 0.005296  # REACH's effective depth (the physical layer is 3 mm)
-    open_width_m: float = 0.05
-    cone_edges: int = 8
-    torsion_model: str = "disc"  # disc: (2/3) mu r_f F; dexnet: pi r_f^2 mu; none: hard point
-    finger_radius_m: float = 0.01
-    translation_sigma_m: float = 0.001
-    rotation_sigma_rad: float = 0.003
-    twist_samples: int = 200  # REACH num_dir_smpls
-    ellipsoid_resolution: int = 1  # 6DFC hypercube rays: (2m+1)^6 - (2m-1)^6 = 728 for m = 1
-    sixdls_variant: str = "6dls_ellipsoid"  # the 6dls model's limit surface (Table IV)
+    mu: float = param(
+        0.3,
+        unit="",
+        help="pad-object Coulomb friction coefficient (REACH: 0.3; typical pads 0.3-1.0)",
+        low=0.0,
+        high=3.0,
+        flag="--mu",
+    )
+    closing_force_n: float = param(
+        20.0,
+        unit="N",
+        help="grip force per jaw (REACH: 20 N, the YuMi's maximum)",
+        low=0.0,
+        low_inclusive=False,
+        high=10_000.0,
+        flag="--closing-force",
+    )
+    pad: str = param(
+        "rounded",
+        unit="",
+        help="pad outline (rounded: the YuMi D-pad; reach_hexagon: REACH's approximation)",
+        choices=ANALYTIC_PADS,
+        flag="--pad",
+    )
+    # 3 mm gives the simulator's pad and the real round_pad.obj (16 segments, 506.07 mm^2);
+    # 1 mm gives 32 segments (506.83 mm^2).
+    pad_edge_length_m: float = param(
+        0.003,
+        unit="m",
+        help="chord length of the rounded pad's tip arc",
+        low=0.0,
+        low_inclusive=False,
+        high=0.02,
+        flag="--pad-edge",
+    )
+    element_size_m: float = param(
+        0.002,
+        unit="m",
+        help="longest contact-element edge (coarse faces are bisected)",
+        low=0.0,
+        low_inclusive=False,
+        high=0.05,
+        flag="--element-size",
+    )
+    friction_cell_m: float = param(
+        0.0015,
+        unit="m",
+        help="REACH and exact models solve friction per cell of this size (0: per element)",
+        low=0.0,
+        high=0.05,
+        flag="--friction-cell",
+    )
+    silicone_depth_m: float = param(
+        0.005296,
+        unit="m",
+        help="depth pressed into the pad over which pressure grows linearly (REACH's "
+        "effective 5.296 mm; the physical layer is 3 mm)",
+        low=0.0,
+        low_inclusive=False,
+        high=0.1,
+        flag="--silicone-depth",
+    )
+    open_width_m: float = param(
+        0.05,
+        unit="m",
+        help="jaw opening (YuMi: 50 mm)",
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        flag="--open-width",
+    )
+    cone_edges: int = param(
+        8,
+        unit="",
+        help="edges of the linearised friction cone",
+        low=3,
+        high=64,
+        flag="--cone-edges",
+    )
+    torsion_model: str = param(
+        "disc",
+        unit="",
+        help="soft point torsion: disc (2/3) mu r F, dexnet pi r^2 mu, none (hard point)",
+        choices=TORSION_MODELS,
+        flag="--torsion-model",
+    )
+    finger_radius_m: float = param(
+        0.01,
+        unit="m",
+        help="contact radius of the soft point model (YuMi finger: 10 mm)",
+        low=0.0,
+        low_inclusive=False,
+        high=0.1,
+        flag="--finger-radius",
+    )
+    translation_sigma_m: float = param(
+        0.001,
+        unit="m",
+        help="standard deviation of the gripper-frame translation perturbation (IPC-GraspSim 1 mm)",
+        low=0.0,
+        high=0.05,
+        flag="--translation-sigma",
+    )
+    rotation_sigma_rad: float = param(
+        0.003,
+        unit="rad",
+        help="standard deviation of each gripper-frame rotation perturbation (IPC-GraspSim 0.003 rad)",
+        low=0.0,
+        high=0.5,
+        flag="--rotation-sigma",
+    )
+    twist_samples: int = param(
+        200,
+        unit="",
+        help="twist directions sampled by the REACH model (REACH num_dir_smpls)",
+        low=12,
+        high=100_000,
+        flag="--twist-samples",
+    )
+    ellipsoid_resolution: int = param(
+        1,
+        unit="",
+        help="6DFC hypercube rays: (2m+1)^6 - (2m-1)^6, 728 for m = 1",
+        low=1,
+        high=2,
+        flag="--ellipsoid-resolution",
+    )
+    sixdls_variant: str = param(
+        "6dls_ellipsoid",
+        unit="",
+        help="limit-surface model of the 6dls model (6DLS paper, Table IV)",
+        choices=SIXDLS_VARIANTS,
+        flag="--sixdls-variant",
+    )
 
     def validate(self) -> AnalyticParams:
         """Raise ParameterError naming the first bad field and its valid range; return self."""
-        for name, value in asdict(self).items():
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ParameterError(f"{name} is {value}; give a finite number")
-        _check(self.mu >= 0, "mu", self.mu, ">= 0 (typical 0.3-1.0)")
-        for name in (
-            "closing_force_n",
-            "pad_edge_length_m",
-            "silicone_depth_m",
-            "open_width_m",
-            "finger_radius_m",
-            "element_size_m",
-        ):
-            _check(getattr(self, name) > 0, name, getattr(self, name), "> 0")
-        for name in ("translation_sigma_m", "rotation_sigma_rad", "friction_cell_m"):
-            _check(getattr(self, name) >= 0, name, getattr(self, name), ">= 0")
-        _check(self.open_width_m <= 1.0, "open_width_m", self.open_width_m, "in (0, 1] m")
-        _check(
-            self.silicone_depth_m < self.open_width_m,
-            "silicone_depth_m",
-            self.silicone_depth_m,
-            f"> 0 and < open_width_m = {self.open_width_m}",
-        )
-        _check_int(self.cone_edges, "cone_edges", 3, 64)
-        _check_int(self.twist_samples, "twist_samples", 12, 100_000)
-        _check_int(self.ellipsoid_resolution, "ellipsoid_resolution", 1, 2)
-        if self.torsion_model not in TORSION_MODELS:
+        check_fields(self)
+        if self.silicone_depth_m >= self.open_width_m:
             raise ParameterError(
-                f"torsion_model must be one of {', '.join(TORSION_MODELS)} "
-                f"(got {self.torsion_model!r})"
-            )
-        if self.sixdls_variant not in SIXDLS_VARIANTS:
-            raise ParameterError(
-                f"sixdls_variant must be one of {', '.join(SIXDLS_VARIANTS)} "
-                f"(got {self.sixdls_variant!r})"
-            )
-        if self.pad not in ANALYTIC_PADS:
-            raise ParameterError(
-                f"pad must be one of {', '.join(ANALYTIC_PADS)} (got {self.pad!r})"
+                f"silicone_depth_m must be > 0 and < open_width_m = {self.open_width_m} "
+                f"(got {self.silicone_depth_m})"
             )
         return self
 
@@ -124,16 +210,6 @@ class AnalyticParams:
             return math.pi * r * r * self.mu  # Dex-Net's term (units m^2, kept for comparison)
         return 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The parameters as a plain dict (field name -> value, SI units), for JSON."""
-        return asdict(self)
-
-
-def _check(ok: bool, name: str, value: object, valid: str) -> None:
-    if not ok:
-        raise ParameterError(f"{name} must be {valid} (got {value})")
-
-
-def _check_int(value: object, name: str, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
-        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}] (got {value!r})")
+        return to_dict(self)

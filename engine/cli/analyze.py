@@ -6,7 +6,8 @@ import argparse
 import json
 import math
 
-from engine.analytic.params import ANALYTIC_PADS, SIXDLS_VARIANTS, TORSION_MODELS, AnalyticParams
+from engine import schema
+from engine.analytic.params import AnalyticParams
 from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
@@ -29,7 +30,6 @@ RESULT_COLUMNS = (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    d = AnalyticParams()
     p = sub.add_parser(
         "analyze",
         help="quasi-static analytic models of one grasp (Soft Point, REACH, 6DFC, 6DLS, exact)",
@@ -41,8 +41,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_scene_arguments(p)
-    p.add_argument("--mu", type=float, default=d.mu, help="pad-object friction coefficient")
-    p.add_argument("--closing-force", type=float, default=d.closing_force_n, help="N per jaw")
     p.add_argument(
         "--models",
         default=",".join(MODELS),
@@ -50,41 +48,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--samples", type=int, default=100, help="perturbed poses per model")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--pad", choices=list(ANALYTIC_PADS), default=d.pad)
-    p.add_argument(
-        "--silicone-depth", type=float, default=d.silicone_depth_m, help="m pressed into the pad"
-    )
-    p.add_argument("--torsion-model", choices=list(TORSION_MODELS), default=d.torsion_model)
-    p.add_argument(
-        "--sixdls-variant",
-        choices=list(SIXDLS_VARIANTS),
-        default=d.sixdls_variant,
-        help="limit-surface model of the 6dls model (6DLS paper, Table IV)",
-    )
-    p.add_argument("--open-width", type=float, default=d.open_width_m, help="m")
-    p.add_argument("--translation-sigma", type=float, default=d.translation_sigma_m, help="m")
-    p.add_argument("--rotation-sigma", type=float, default=d.rotation_sigma_rad, help="rad")
+    schema.add_arguments(p.add_argument_group("model parameters (SI units)"), AnalyticParams)
     p.add_argument("--json", action="store_true", help="print one JSON object per model")
     p.add_argument("--out", help="also write one CSV row per model to this file")
     p.set_defaults(run=run)
 
 
-def _params(args: argparse.Namespace) -> AnalyticParams:
-    return AnalyticParams(
-        mu=args.mu,
-        closing_force_n=args.closing_force,
-        pad=args.pad,
-        silicone_depth_m=args.silicone_depth,
-        open_width_m=args.open_width,
-        torsion_model=args.torsion_model,
-        sixdls_variant=args.sixdls_variant,
-        translation_sigma_m=args.translation_sigma,
-        rotation_sigma_rad=args.rotation_sigma,
-    ).validate()
-
-
 def run(args: argparse.Namespace) -> int:
-    params = _params(args)
+    params = schema.from_args(AnalyticParams, args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:
         raise ParameterError(f"--samples must be >= 0 (got {args.samples})")

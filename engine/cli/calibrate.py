@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from engine import schema
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
@@ -11,7 +12,6 @@ from engine.gripper.pad_geometry import pad_outline
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    d = SimulationParams()
     p = sub.add_parser(
         "calibrate-psi",
         help="measure the pad strain energy Psi reached at given squeeze forces",
@@ -23,9 +23,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_scene_arguments(p)
-    p.add_argument("--E", dest="youngs_modulus", type=float, default=d.youngs_modulus_pa)
-    p.add_argument("--mu", type=float, default=d.mu)
-    p.add_argument("--pad", choices=["rounded", "rectangular"], default=d.pad)
+    # Every simulation parameter but the squeeze stop, which this command sets itself.
+    schema.add_arguments(
+        p.add_argument_group("simulation parameters (SI units)"),
+        SimulationParams,
+        exclude=("psi_th_j", "squeeze_force_n"),
+    )
     p.add_argument(
         "--forces",
         type=float,
@@ -39,9 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     obj, _ = object_from_args(args)
-    params = SimulationParams(
-        youngs_modulus_pa=args.youngs_modulus, mu=args.mu, pad=args.pad
-    ).validate()
+    params = schema.from_args(SimulationParams, args)
     grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
     points = psi_for_forces(obj, grasp, params, args.forces)
     print("| force N | grip 1 N | grip 2 N | Psi1 J | Psi2 J |")

@@ -18,12 +18,10 @@ object does not touch the ground (contact = closer than the barrier distance dha
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import ipctk
 import numpy as np
 
 from engine.errors import GraspError, SolverError
@@ -32,6 +30,7 @@ from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
+from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
 from engine.ipc.contact_metrics import (
     ContactSummary,
@@ -39,12 +38,10 @@ from engine.ipc.contact_metrics import (
     grip_forces,
     summarize_contacts,
 )
-from engine.ipc.newton import initial_kappa, newton_solve
-from engine.ipc.potential import IncrementalPotential
+from engine.ipc.newton import newton_solve
+from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
 from engine.scene.resting import RestingObject
-
-_BROAD_PHASE = ipctk.LBVH()
 
 
 class _StepBlocked(Exception):
@@ -63,15 +60,7 @@ class _State:
     travel_m: float
     lift_m: float
     kappa: float
-    collisions: ipctk.NormalCollisions | None = None  # contact set at u, when known
-
-
-def configure_threads() -> None:
-    """ipctk on one thread: trials run one per process, and a second TBB thread mostly waits.
-
-    Override with IPCGRASP_IPCTK_THREADS.
-    """
-    ipctk.set_num_threads(int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
+    collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
@@ -94,7 +83,7 @@ class GraspSimulation:
         perturbation: dict[str, float] | None = None,
     ) -> None:
         self.params = params.validate()
-        configure_threads()
+        ipc.configure_threads()
         self.obj = obj
         self.gripper_pose = np.asarray(gripper_pose, dtype=float)
         self.pad = pad if pad is not None else build_pad(params)
@@ -143,16 +132,15 @@ class GraspSimulation:
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
-        potential = self._potential(self._state)
         self._state.kappa, self._kappa_max = initial_kappa(
-            potential, self._state.u, float(s.mass.diagonal().mean())
+            s, self._state.u, params.time_step_s, params.dhat_m, float(s.mass.diagonal().mean())
         )
 
     # --- input checks -------------------------------------------------------------------------
     def _check_open_jaws_clear_object(self, clearance_m: float) -> None:
         s = self.system
         x = s.collision_vertices(s.u_initial)
-        if ipctk.has_intersections(s.collision_mesh, x, _BROAD_PHASE) or self._pad_inside_object(x):
+        if ipc.has_intersections(s.collision_mesh, x) or self._pad_inside_object(x):
             raise GraspError(
                 "the open jaws intersect the object: it is wider than the "
                 f"{self.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
@@ -172,10 +160,8 @@ class GraspSimulation:
         gap = math.inf
         for a, b in pairs:
             mesh, rows = s.pair_mesh(a, b)
-            c = ipctk.NormalCollisions()
-            c.build(mesh, x[rows], radius, 0.0, _BROAD_PHASE)
-            if len(c):
-                gap = min(gap, math.sqrt(c.compute_minimum_distance(mesh, x[rows])))
+            c = ipc.collisions_within(mesh, x[rows], radius)
+            gap = min(gap, ipc.minimum_distance(c, mesh, x[rows]))
         return gap
 
     def _pad_inside_object(self, x: np.ndarray) -> bool:
@@ -231,15 +217,11 @@ class GraspSimulation:
         if object_shift is not None and np.any(object_shift):
             shifted = guess.copy()
             shifted[s.obj_dof.start : s.obj_dof.start + 3] += object_shift
-            alpha = ipctk.compute_collision_free_stepsize(
-                s.collision_mesh, x0, s.collision_vertices(shifted), 0.0, _BROAD_PHASE
-            )
+            alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(shifted))
             if alpha >= 1.0:
                 guess = shifted
         if alpha < 1.0:
-            alpha = ipctk.compute_collision_free_stepsize(
-                s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
-            )
+            alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(guess))
         if alpha < 1.0:
             # A pad pressed against the object cannot translate further than its contact gap;
             # start instead from the current state with only the glued back faces moved (the
@@ -250,17 +232,15 @@ class GraspSimulation:
                 raise _StepBlocked(float(alpha))
         guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
         potential = self._potential(st)
-        res = newton_solve(
-            potential, guess, self._kappa_max, p.newton_tol_m, p.max_newton_iterations
-        )
+        res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations)
         new = _State(
             res.u,
             (res.u - st.u) / p.time_step_s,
             st.time_s + p.time_step_s,
             st.travel_m + d_travel,
             st.lift_m + d_lift,
-            res.kappa,
-            res.collisions,
+            potential.kappa,
+            potential.collisions,
         )
         return new, res.iterations
 
@@ -273,6 +253,7 @@ class GraspSimulation:
             st.v,
             p.time_step_s,
             st.kappa,
+            self._kappa_max,
             p.dhat_m,
             p.mu,
             p.ground_mu,
@@ -285,10 +266,7 @@ class GraspSimulation:
         if not all(math.isfinite(e) for e in self._pad_energies(guess)):
             return False
         s = self.system
-        alpha = ipctk.compute_collision_free_stepsize(
-            s.collision_mesh, x0, s.collision_vertices(guess), 0.0, _BROAD_PHASE
-        )
-        return alpha >= 1.0
+        return ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(guess)) >= 1.0
 
     def _pad_energies(self, u: np.ndarray) -> tuple[float, float]:
         s = self.system
@@ -298,8 +276,8 @@ class GraspSimulation:
         ]
         return (out[0], out[1])
 
-    def _barrier(self, st: _State) -> ipctk.BarrierPotential:
-        return ipctk.BarrierPotential(self.params.dhat_m, max(st.kappa, 1e-300))
+    def _barrier(self, st: _State) -> ipc.BarrierPotential:
+        return ipc.barrier(self.params.dhat_m, max(st.kappa, 1e-300))
 
     def _grip(self, st: _State) -> GripForces:
         x = self.system.collision_vertices(st.u)

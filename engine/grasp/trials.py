@@ -58,7 +58,7 @@ class TrialSpec:
         unit="",
         help="random seed of the perturbations: the same seed gives the same trials",
         low=0,
-        high=2**31 - 1,
+        high=2**63 - 1,  # batch grasp seeds are 32-bit hashes; SeedSequence takes any size
         flag="--seed",
         label="Seed",
         widget="int",

@@ -70,11 +70,7 @@ def context_columns(
         "approach_angle": g["approach_angle_rad"],
         "seed": seed,
     }
-    row.update(
-        schema.to_row(params)
-        if schema.declared(type(params))
-        else {f"param_{k}": ("" if v is None else v) for k, v in params.to_dict().items()}
-    )
+    row.update(schema.to_row(params))
     return row
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ipctk
 import numpy as np
 
+from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
 
 
@@ -39,7 +39,7 @@ GripForces = tuple[tuple[float, float], tuple[int, int], float]
 
 def grip_forces(
     system: GraspSystem,
-    barrier: ipctk.BarrierPotential,
+    barrier: ipc.BarrierPotential,
     x: np.ndarray,
     dhat: float,
     closing_normals: tuple[np.ndarray, np.ndarray],
@@ -54,8 +54,7 @@ def grip_forces(
     for k, n in enumerate(closing_normals):
         mesh, rows = system.pair_mesh(k, OBJECT_OWNER)
         xs = x[rows]
-        c = ipctk.NormalCollisions()
-        c.build(mesh, xs, dhat, 0.0, ipctk.LBVH())
+        c = ipc.collisions_within(mesh, xs, dhat)
         counts.append(len(c))
         if not len(c):
             forces.append(0.0)
@@ -63,13 +62,13 @@ def grip_forces(
         g = barrier.gradient(c, mesh, xs).reshape(-1, 3)
         pad_rows = system.collision_owner[rows] == k
         forces.append(float(g[pad_rows].sum(axis=0) @ n))
-        d_min = min(d_min, float(np.sqrt(c.compute_minimum_distance(mesh, xs))))
+        d_min = min(d_min, ipc.minimum_distance(c, mesh, xs))
     return (forces[0], forces[1]), (counts[0], counts[1]), d_min
 
 
 def summarize_contacts(
     system: GraspSystem,
-    barrier: ipctk.BarrierPotential,
+    barrier: ipc.BarrierPotential,
     u: np.ndarray,
     dhat: float,
     closing_normals: tuple[np.ndarray, np.ndarray],
@@ -82,10 +81,8 @@ def summarize_contacts(
         grip = grip_forces(system, barrier, x, dhat, closing_normals)
     forces, pad_object, d_min = grip
     mesh, rows = system.pair_mesh(0, 1)
-    pads = ipctk.NormalCollisions()
-    pads.build(mesh, x[rows], dhat, 0.0, ipctk.LBVH())
-    if len(pads):
-        d_min = min(d_min, float(np.sqrt(pads.compute_minimum_distance(mesh, x[rows]))))
+    pads = ipc.collisions_within(mesh, x[rows], dhat)
+    d_min = min(d_min, ipc.minimum_distance(pads, mesh, x[rows]))
     # Ground contacts from vertex heights (ipctk 1.6.1 lists plane pairs only below dhat/2).
     z = x[:, 2]
     on_ground = z < dhat
@@ -93,7 +90,7 @@ def summarize_contacts(
     min_z = float(z.min())
     free = True
     if check_intersections:
-        free = (not ipctk.has_intersections(system.collision_mesh, x, ipctk.LBVH())) and min_z > 0
+        free = (not ipc.has_intersections(system.collision_mesh, x)) and min_z > 0
     return ContactSummary(
         pad_object=pad_object,
         object_ground=object_ground,

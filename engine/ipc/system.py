@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ipctk
 import numpy as np
 import scipy.sparse as sp
 
 from engine.constants import GRAVITY_M_S2
 from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, tet_rest
 from engine.gripper.pad_geometry import PadMesh
+from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import AffineBody, identity_state
 from engine.scene.resting import RestingObject
 
@@ -141,24 +141,17 @@ class GraspSystem:
         self.jacobian = sp.vstack(j_blocks, format="csr")
         self.jacobian_free = self.jacobian[:, self.free].tocsr()
         self.collision_faces = np.ascontiguousarray(np.vstack(faces), dtype=np.int32)
-        self.collision_edges = ipctk.edges(self.collision_faces)
         x0 = self.collision_vertices(u0)
-        self.collision_mesh = ipctk.CollisionMesh(x0, self.collision_edges, self.collision_faces)
-        self.collision_mesh.planes = [
-            ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.0, 0.0]))
-        ]
         owner = np.full(self.n_collision, OBJECT_OWNER, dtype=np.int8)
         for k, b in enumerate(self.pads):
             owner[b.collision_rows] = k
         self.collision_owner = owner
-        # Only contacts between bodies: the object is rigid and a 3 mm pad cannot fold onto itself
-        # under grasp loads, so same-body pairs would only cost time (and near-misses at edges).
-        self.body_filter = ipctk.make_vertex_patches_filter(owner.astype(np.int32))
-        self.collision_mesh.can_collide = self.body_filter
+        # Only contacts between bodies (ipc.collision_mesh filters same-body pairs), plus the ground.
+        self.collision_mesh = ipc.collision_mesh(x0, self.collision_faces, owner, ground=True)
         span = x0.max(axis=0) - x0.min(axis=0)
         self.bbox_diagonal = float(np.linalg.norm(span))
 
-    def pair_mesh(self, a: int, b: int) -> tuple[ipctk.CollisionMesh, np.ndarray]:
+    def pair_mesh(self, a: int, b: int) -> tuple[ipc.CollisionMesh, np.ndarray]:
         """Collision mesh of two bodies only (owners a, b), no ground, and its collision rows.
 
         Building contacts on it counts exactly the a-b pairs without a Python loop.
@@ -169,12 +162,9 @@ class GraspSystem:
             remap = -np.ones(self.n_collision, dtype=np.int64)
             remap[rows] = np.arange(len(rows))
             faces = remap[self.collision_faces]
-            faces = np.ascontiguousarray(faces[(faces >= 0).all(axis=1)], dtype=np.int32)
+            faces = faces[(faces >= 0).all(axis=1)]
             x0 = self.collision_vertices(self.u_initial)[rows]
-            mesh = ipctk.CollisionMesh(x0, ipctk.edges(faces), faces)
-            mesh.can_collide = ipctk.make_vertex_patches_filter(
-                self.collision_owner[rows].astype(np.int32)
-            )
+            mesh = ipc.collision_mesh(x0, faces, self.collision_owner[rows], ground=False)
             cache[(a, b)] = (mesh, rows)
         return cache[(a, b)]
 

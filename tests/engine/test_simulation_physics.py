@@ -11,10 +11,10 @@ import ipctk
 import numpy as np
 import pytest
 
+from engine.constants import GRAVITY_M_S2
 from engine.errors import SolverError
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
-from engine.constants import GRAVITY_M_S2
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.grasp.trials import TrialSpec, run_trials

@@ -145,14 +145,22 @@ def test_a_failing_ipc_trial_does_not_stop_the_batch(tmp_path):
         ],
     )
     out = tmp_path / "r.csv"
-    assert batch(str(grasps), "--out", str(out), "--trials", "1", "--workers", "0") == 0
-    rows = {r["grasp_id"]: r for r in read_rows(out)}
-    assert rows["miss"]["status"] == "ok" and rows["miss"]["success"] == "False"
-    assert rows["miss"]["reason"] == "invalid perturbed grasp"
-    assert "misses the object" in rows["miss"]["error"]
-    assert rows["nomesh"]["status"] == "error"
-    assert rows["good"]["status"] == "ok" and rows["good"]["success"] == "True"
-    assert finite(rows["good"]["psi1"]) and finite(rows["good"]["perturbation_dx"])
+    # N = 2: perturbed poses. A pose the simulator refuses is a failed trial, not an error.
+    assert batch(str(grasps), "--out", str(out), "--trials", "2", "--workers", "0") == 0
+    rows = {(r["grasp_id"], r["trial"]): r for r in read_rows(out)}
+    assert rows["miss", "0"]["status"] == "ok" and rows["miss", "0"]["success"] == "False"
+    assert rows["miss", "0"]["reason"] == "invalid perturbed grasp"
+    assert "misses the object" in rows["miss", "1"]["error"]
+    assert rows["nomesh", "0"]["status"] == "error"
+    assert rows["good", "0"]["status"] == "ok" and rows["good", "0"]["success"] == "True"
+    assert finite(rows["good", "1"]["psi1"]) and finite(rows["good", "1"]["perturbation_dx"])
+    # N = 1 runs the nominal grasp: a nominal grasp that misses is the input's error.
+    out1 = tmp_path / "r1.csv"
+    assert batch(str(grasps), "--out", str(out1), "--trials", "1", "--workers", "0") == 0
+    rows1 = {r["grasp_id"]: r for r in read_rows(out1)}
+    assert rows1["miss"]["status"] == "error" and rows1["miss"]["reason"] == "invalid grasp"
+    assert "misses the object" in rows1["miss"]["error"]
+    assert rows1["good"]["success"] == "True" and rows1["good"]["perturbation_dx"] == ""
 
 
 def _wait_for_rows(path, n, proc, timeout=240.0):

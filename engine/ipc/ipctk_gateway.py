@@ -1,0 +1,156 @@
+"""The one place that talks to IPC Toolkit (ipctk 1.6.1): broad phase, contact sets, CCD, barrier
+and friction objects, and the workarounds this version needs.
+
+Everything else in the engine calls these functions instead of `ipctk` directly, so an ipctk
+upgrade (or a change of broad phase) is a change to this module alone. Workarounds:
+
+1. Plane-vertex pairs activate only below dhat/2 in `NormalCollisions.build`, while the barrier
+   uses dhat: the energy would jump at dhat/2 and break the line search. `active_collisions`
+   builds with 2 dhat; pairs beyond dhat contribute exactly zero (shared/notes/ipctk_notes.md,
+   pitfall 1).
+2. `BarrierPotential` has no stiffness setter: `barrier` makes a new one for each kappa.
+3. The friction potential reads `mu_s_effective_lagged` / `mu_k_effective_lagged` of each
+   tangential collision (fixed when it is built), not `mu_s` / `mu_k`: `lagged_friction` sets
+   all four on the plane (ground) pairs to give the ground its own coefficient.
+"""
+
+from __future__ import annotations
+
+import os
+
+import ipctk
+import numpy as np
+
+CollisionMesh = ipctk.CollisionMesh
+NormalCollisions = ipctk.NormalCollisions
+TangentialCollisions = ipctk.TangentialCollisions
+BarrierPotential = ipctk.BarrierPotential
+FrictionPotential = ipctk.FrictionPotential
+
+# LBVH was the fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
+# ipctk_notes.md); one instance serves every query of the process.
+BROAD_PHASE = ipctk.LBVH()
+PSD_CLAMP = ipctk.PSDProjectionMethod.CLAMP
+PSD_NONE = ipctk.PSDProjectionMethod.NONE
+
+
+def configure_threads() -> None:
+    """ipctk on one thread: trials run one per process, and a second TBB thread mostly waits.
+
+    Override with IPCGRASP_IPCTK_THREADS.
+    """
+    ipctk.set_num_threads(int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
+
+
+def collision_mesh(
+    x0: np.ndarray, faces: np.ndarray, owner: np.ndarray, ground: bool
+) -> CollisionMesh:
+    """A collision mesh whose vertices collide only with other bodies' (owner ids differ).
+
+    `ground` adds the plane z = 0. Same-body pairs are filtered: the object is rigid and a
+    3 mm pad cannot fold onto itself under grasp loads.
+    """
+    faces = np.ascontiguousarray(faces, dtype=np.int32)
+    mesh = ipctk.CollisionMesh(np.asarray(x0, dtype=float), ipctk.edges(faces), faces)
+    if ground:
+        mesh.planes = [ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.zeros(3))]
+    mesh.can_collide = ipctk.make_vertex_patches_filter(np.asarray(owner, dtype=np.int32))
+    return mesh
+
+
+def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> NormalCollisions:
+    """The contact set of the barrier at positions x (workaround 1: built with 2 dhat)."""
+    c = ipctk.NormalCollisions()
+    c.build(mesh, x, 2.0 * dhat, 0.0, BROAD_PHASE)
+    return c
+
+
+def collisions_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> NormalCollisions:
+    """Mesh-mesh pairs closer than `radius` (for counting and distances, not for energies)."""
+    c = ipctk.NormalCollisions()
+    c.build(mesh, x, radius, 0.0, BROAD_PHASE)
+    return c
+
+
+def minimum_distance(collisions: NormalCollisions, mesh: CollisionMesh, x: np.ndarray) -> float:
+    """Smallest distance (m) over a contact set; inf for an empty set."""
+    if not len(collisions):
+        return float("inf")
+    return float(np.sqrt(collisions.compute_minimum_distance(mesh, x)))
+
+
+def minimum_squared_distance(
+    collisions: NormalCollisions, mesh: CollisionMesh, x: np.ndarray
+) -> float:
+    """Smallest squared distance (m^2) over a contact set; inf for an empty set."""
+    if not len(collisions):
+        return float("inf")
+    return float(collisions.compute_minimum_distance(mesh, x))
+
+
+def collision_free_stepsize(mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray) -> float:
+    """Largest fraction in [0, 1] of the straight move x0 -> x1 that stays intersection-free."""
+    return min(1.0, float(ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE)))
+
+
+def has_intersections(mesh: CollisionMesh, x: np.ndarray) -> bool:
+    """Whether any two bodies' surfaces intersect at x."""
+    return bool(ipctk.has_intersections(mesh, x, BROAD_PHASE))
+
+
+def barrier(dhat: float, kappa: float) -> BarrierPotential:
+    """The log barrier with stiffness kappa (workaround 2: no setter, so a new object)."""
+    return ipctk.BarrierPotential(dhat, float(kappa))
+
+
+def lagged_friction(
+    mesh: CollisionMesh,
+    x: np.ndarray,
+    collisions: NormalCollisions,
+    barrier_potential: BarrierPotential,
+    mu: float,
+    mu_ground: float,
+) -> TangentialCollisions:
+    """Friction pairs lagged at x: normal forces and tangent bases fixed for the time step.
+
+    Body-body pairs get `mu`, ground (plane-vertex) pairs `mu_ground` (workaround 3).
+    """
+    tangential = ipctk.TangentialCollisions()
+    if mu <= 0 and mu_ground <= 0:
+        return tangential
+    tangential.build(mesh, x, collisions, barrier_potential, mu)
+    if mu_ground != mu:
+        for tc in tangential:
+            if isinstance(tc, ipctk.PlaneVertexTangentialCollision):
+                tc.mu_s = tc.mu_k = mu_ground
+                tc.mu_s_effective_lagged = tc.mu_k_effective_lagged = mu_ground
+    return tangential
+
+
+def friction(eps_v_h: float) -> FrictionPotential:
+    """The smoothed friction dissipative potential with its tangential threshold eps_v h (m)."""
+    return ipctk.FrictionPotential(eps_v_h)
+
+
+def initial_barrier_stiffness(
+    bbox_diagonal: float,
+    barrier_potential: BarrierPotential,
+    dhat: float,
+    average_mass: float,
+    grad_energy: np.ndarray,
+    grad_barrier: np.ndarray,
+) -> tuple[float, float]:
+    """ipctk's (kappa, kappa_max) heuristic (IPC paper, supplementary Sec. 3)."""
+    kappa, kappa_max = ipctk.initial_barrier_stiffness(
+        bbox_diagonal, barrier_potential.barrier, dhat, average_mass, grad_energy, grad_barrier
+    )
+    return float(kappa), float(kappa_max)
+
+
+def update_barrier_stiffness(
+    prev_min_d2: float, min_d2: float, kappa_max: float, kappa: float, bbox_diagonal: float
+) -> float:
+    """ipctk's adaptive kappa: doubles it when the closest pair keeps approaching."""
+    return float(
+        ipctk.update_barrier_stiffness(prev_min_d2, min_d2, kappa_max, kappa, bbox_diagonal)
+    )

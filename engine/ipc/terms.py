@@ -1,0 +1,257 @@
+"""The energy terms of one implicit-Euler time step, each with value, gradient, Hessian, max step.
+
+All terms are divided by h^2 so they are in J and the barrier gradient is a force in N:
+
+- `InternalTerm`: inertia 1/(2h^2) |u - u_hat|_M^2, gravity -f_g . u, the pads' Neo-Hookean
+  energy and the object's affine orthogonality energy. Smooth, unconstrained (max step 1).
+- `ContactTerm`: kappa B(X) + D(X - X^t), the ipctk log barrier and the friction potential
+  lagged at the start of the step (X = J u, the collision vertices). It owns its contact set
+  (rebuilt at every iterate) and its barrier stiffness kappa (adapted after each accepted
+  iterate), and limits every step by continuous collision detection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian
+from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.affine_body import orthogonality_energy, orthogonality_gradient_hessian
+from engine.ipc.system import GraspSystem
+
+
+class FreeInternalLayout:
+    """Fixed CSR pattern of the internal (inertia + elastic + orthogonality) Hessian on free DOFs.
+
+    The pads' element assembly has a fixed pattern, so the free-DOF matrix is a gather of the
+    assembled data: one bincount per Newton iteration instead of sparse slicing and sums.
+    """
+
+    def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix) -> None:
+        rows, cols = [], []
+        for blk in system.pads:
+            m = blk.assembler.assemble(np.zeros((len(blk.rest.tets), 12, 12))).tocoo()
+            rows.append(m.row + blk.dof.start)
+            cols.append(m.col + blk.dof.start)
+        r, c = np.meshgrid(np.arange(12), np.arange(12), indexing="ij")
+        rows.append(r.ravel() + system.obj_dof.start)
+        cols.append(c.ravel() + system.obj_dof.start)
+        mass = mass_h2.tocoo()
+        rows.append(mass.row)
+        cols.append(mass.col)
+        n_var = sum(len(x) for x in rows[:-1])
+        free_index = -np.ones(system.ndof, dtype=np.int64)
+        free_index[system.free] = np.arange(len(system.free))
+        nf = len(system.free)
+        rr, cc = free_index[np.concatenate(rows)], free_index[np.concatenate(cols)]
+        keep = (rr >= 0) & (cc >= 0)
+        keys, target = np.unique(rr[keep] * nf + cc[keep], return_inverse=True)
+        self.n_free = nf
+        self.nnz = len(keys)
+        self._indices = (keys % nf).astype(np.int32)
+        self._indptr = np.searchsorted(keys // nf, np.arange(nf + 1)).astype(np.int32)
+        self._keep_var = keep[:n_var]
+        self._target_var = target[: int(self._keep_var.sum())]
+        self._mass_data = np.bincount(
+            target[int(self._keep_var.sum()) :], weights=mass.data[keep[n_var:]], minlength=self.nnz
+        )
+
+    def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
+        """The free-DOF Hessian from the pads' assembled data and the object's 12x12 block."""
+        data = np.concatenate([*pad_data, object_block.ravel()])[self._keep_var]
+        values = np.bincount(self._target_var, weights=data, minlength=self.nnz) + self._mass_data
+        return sp.csr_matrix(
+            (values, self._indices, self._indptr), shape=(self.n_free, self.n_free), copy=False
+        )
+
+
+class InternalTerm:
+    """Inertia, gravity, pad elasticity and object orthogonality of one step (J, divided by h^2)."""
+
+    def __init__(self, system: GraspSystem, u_prev: np.ndarray, v_prev: np.ndarray, h: float):
+        self.system = system
+        self.h = h
+        self.u_hat = u_prev + h * v_prev
+        self.mass_h2 = system.mass / (h * h)
+        cache = system.__dict__.setdefault("_free_layouts", {})
+        if h not in cache:
+            cache[h] = FreeInternalLayout(system, self.mass_h2)
+        self.layout: FreeInternalLayout = cache[h]
+        self.k_ortho_volume = system.object.stiffness_pa * system.object.volume_m3
+
+    def value(self, u: np.ndarray) -> float:
+        """The energy (J); inf or NaN when a pad element is inverted."""
+        s = self.system
+        du = u - self.u_hat
+        e = 0.5 * float(du @ (self.mass_h2 @ du)) - float(s.gravity_force @ u)
+        for k, blk in enumerate(s.pads):
+            e += elastic_energy(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+        e += orthogonality_energy(s.object_state(u), self.k_ortho_volume)
+        return e
+
+    def gradient(self, u: np.ndarray) -> np.ndarray:
+        """Gradient over all DOFs (N, or N m for the object's affine DOFs)."""
+        s = self.system
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        for k, blk in enumerate(s.pads):
+            _, ge = elastic_gradient(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            g[blk.dof] += ge
+        _, go, _ = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
+        g[s.obj_dof] += go
+        return g
+
+    def gradient_hessian(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Gradient over all DOFs and the PSD-projected Hessian over the free DOFs."""
+        s = self.system
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        pad_data = []
+        for k, blk in enumerate(s.pads):
+            _, ge, he = elastic_hessian(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            g[blk.dof] += ge
+            pad_data.append(blk.assembler.assemble(he).data)
+        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
+        g[s.obj_dof] += go
+        return g, self.layout.matrix(pad_data, ho)
+
+    def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
+        """No constraint: the full step is allowed (inversions show up as infinite energy)."""
+        return 1.0
+
+
+class ContactTerm:
+    """Barrier + lagged friction over the collision vertices; owns contact set and stiffness.
+
+    `value(u)` builds the contact set at u (a line-search trial); `accept(u)` makes the last
+    evaluated u the current iterate, adopting its contact set without rebuilding and adapting
+    kappa (ipctk's rule: grow it while the closest pair keeps approaching, up to kappa_max).
+    """
+
+    def __init__(
+        self,
+        system: GraspSystem,
+        u_prev: np.ndarray,
+        h: float,
+        kappa: float,
+        kappa_max: float,
+        dhat: float,
+        mu: float,
+        mu_ground: float,
+        eps_v: float,
+        collisions_prev: ipc.NormalCollisions | None = None,
+    ) -> None:
+        self.system = system
+        self.dhat = dhat
+        self.kappa_max = kappa_max
+        self.x_prev = system.collision_vertices(u_prev)
+        self._set_kappa(kappa)
+        # Lagged friction: normal forces and tangent bases from the start of the step.
+        c_prev = collisions_prev
+        if c_prev is None:
+            c_prev = ipc.active_collisions(system.collision_mesh, self.x_prev, dhat)
+        self.tangential = ipc.lagged_friction(
+            system.collision_mesh, self.x_prev, c_prev, self.barrier, mu, mu_ground
+        )
+        self.friction = ipc.friction(eps_v * h)
+        self.collisions: ipc.NormalCollisions = c_prev
+        self._current: np.ndarray | None = None
+        self._min_d2 = np.inf
+        self._evaluated: tuple[np.ndarray, np.ndarray, ipc.NormalCollisions] | None = None
+
+    def _set_kappa(self, kappa: float) -> None:
+        self.kappa = float(kappa)
+        self.barrier = ipc.barrier(self.dhat, self.kappa)
+
+    # --- iterates ------------------------------------------------------------------------------
+    def begin(self, u: np.ndarray) -> None:
+        """Make u the current iterate (the start of a solve): build its contact set."""
+        x = self.system.collision_vertices(u)
+        self.collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
+        self._current = u
+        self._min_d2 = ipc.minimum_squared_distance(self.collisions, self.system.collision_mesh, x)
+        self._evaluated = None
+
+    def accept(self, u: np.ndarray) -> bool:
+        """Make u (the last value() argument) the current iterate; True if kappa changed."""
+        if self._evaluated is not None and self._evaluated[0] is u:
+            _, x, collisions = self._evaluated
+        else:
+            x = self.system.collision_vertices(u)
+            collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
+        self.collisions, self._current, self._evaluated = collisions, u, None
+        d2 = ipc.minimum_squared_distance(collisions, self.system.collision_mesh, x)
+        changed = False
+        if np.isfinite(d2) and np.isfinite(self._min_d2):
+            kappa = ipc.update_barrier_stiffness(
+                self._min_d2, d2, self.kappa_max, self.kappa, self.system.bbox_diagonal
+            )
+            if kappa != self.kappa:
+                self._set_kappa(kappa)
+                changed = True
+        self._min_d2 = d2
+        return changed
+
+    def _collisions_at(self, u: np.ndarray) -> tuple[np.ndarray, ipc.NormalCollisions]:
+        x = self.system.collision_vertices(u)
+        if u is self._current:
+            return x, self.collisions
+        collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
+        self._evaluated = (u, x, collisions)
+        return x, collisions
+
+    # --- the term ------------------------------------------------------------------------------
+    def value(self, u: np.ndarray) -> float:
+        """kappa B + D at u (J), with the contact set of u."""
+        s = self.system
+        x, collisions = self._collisions_at(u)
+        e = self.barrier(collisions, s.collision_mesh, x)
+        if len(self.tangential):
+            e += self.friction(self.tangential, s.collision_mesh, x - self.x_prev)
+        return float(e)
+
+    def gradient(self, u: np.ndarray) -> np.ndarray:
+        """Collision-space gradient (3 n_collision,) at the current iterate's contact set."""
+        s = self.system
+        x = s.collision_vertices(u)
+        g = np.zeros(3 * s.n_collision)
+        if len(self.collisions):
+            g += self.barrier.gradient(self.collisions, s.collision_mesh, x)
+        if len(self.tangential):
+            g += self.friction.gradient(self.tangential, s.collision_mesh, x - self.x_prev)
+        return g
+
+    def gradient_hessian(
+        self, u: np.ndarray, project: bool = True
+    ) -> tuple[np.ndarray, sp.csr_matrix | None]:
+        """Collision-space gradient and Hessian (None without contact), optionally PSD-projected."""
+        s = self.system
+        x = s.collision_vertices(u)
+        g = np.zeros(3 * s.n_collision)
+        h = None
+        method = ipc.PSD_CLAMP if project else ipc.PSD_NONE
+        if len(self.collisions):
+            g += self.barrier.gradient(self.collisions, s.collision_mesh, x)
+            h = self.barrier.hessian(self.collisions, s.collision_mesh, x, method)
+        if len(self.tangential):
+            dx = x - self.x_prev
+            g += self.friction.gradient(self.tangential, s.collision_mesh, dx)
+            hf = self.friction.hessian(self.tangential, s.collision_mesh, dx, method)
+            h = hf if h is None else h + hf
+        return g, h
+
+    def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
+        """Largest fraction of the full-DOF step du that keeps every state intersection-free."""
+        s = self.system
+        x = s.collision_vertices(u)
+        return ipc.collision_free_stepsize(
+            s.collision_mesh, x, x + (s.jacobian @ du).reshape(-1, 3)
+        )
+
+    def unit_barrier_gradient(self, u: np.ndarray) -> np.ndarray:
+        """Collision-space gradient of the barrier with kappa = 1 (for the initial kappa)."""
+        s = self.system
+        x = s.collision_vertices(u)
+        collisions = ipc.active_collisions(s.collision_mesh, x, self.dhat)
+        if not len(collisions):
+            return np.zeros(3 * s.n_collision)
+        return ipc.barrier(self.dhat, 1.0).gradient(collisions, s.collision_mesh, x)
