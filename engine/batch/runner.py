@@ -10,6 +10,7 @@ and a task whose worker dies while it runs alone is recorded as an error. `worke
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -17,9 +18,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from engine import logs
 from engine.batch.progress import Progress
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
+
+log = logging.getLogger(__name__)
 
 # One thread per worker: the workers are the parallelism.
 WORKER_ENV = {
@@ -78,6 +82,7 @@ def worker_environment() -> Iterator[None]:
 def _init_worker() -> None:
     # Ctrl+C reaches the whole process group; only the driver reacts (it stops the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logs.configure_worker()
 
 
 def _terminate(executor: ProcessPoolExecutor) -> None:
@@ -129,9 +134,11 @@ def local_results(
                     try:
                         row = fut.result()
                     except BrokenProcessPool:
+                        log.warning("a worker died with task %s in flight", task.key)
                         lost.append(task)
                         continue
                     except Exception as exc:  # pickling problems and the like
+                        log.error("task %s failed outside run_task", task.key, exc_info=True)
                         row = error_row(task, "task failed", f"{type(exc).__name__}: {exc}")
                     yield row
         finally:
@@ -139,6 +146,7 @@ def local_results(
         lost += in_flight.values()
         if alone and lost:
             for task in lost:
+                log.error("task %s killed its worker twice: recorded as an error", task.key)
                 yield error_row(
                     task,
                     "worker died",

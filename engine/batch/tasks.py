@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import logging
 import math
 import os
 import platform
@@ -38,6 +39,8 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.version import build_id
+
+log = logging.getLogger(__name__)
 
 IPC = "ipc"
 ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
@@ -388,6 +391,16 @@ def run_task(task: Task) -> dict[str, object]:
             _run_analytic(task, row, obj, grasp)
         row["status"] = STATUS_OK
     except Exception as exc:  # a failing task is recorded and the batch goes on
+        unexpected = not isinstance(exc, IpcGraspError)
+        log.log(
+            logging.ERROR if unexpected else logging.INFO,
+            "task %s (%s, grasp %s) failed: %s",
+            task.key,
+            task.model,
+            task.grasp.grasp_id,
+            exc,
+            exc_info=unexpected,
+        )
         row["status"] = STATUS_ERROR
         row["success"] = ""
         row["robustness"] = ""

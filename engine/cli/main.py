@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
+from engine import logs
 from engine.cli import analyze, batch, calibrate, evaluate, grid, simulate
 from engine.errors import IpcGraspError
 from engine.version import build_id
+
+log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +20,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
     )
     parser.add_argument("--version", action="version", version=f"ipcgrasp {build_id()}")
+    parser.add_argument(
+        "--log-level",
+        choices=logs.LEVELS,
+        default="warning",
+        help="what the engine logs to stderr (info: one line per trial and task)",
+    )
+    parser.add_argument("--log-file", help="also append the log to this file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate.add_parser(sub)
     calibrate.add_parser(sub)
@@ -29,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    logs.configure(args.log_level, args.log_file)
     if args.command is None:
         parser.print_help()
         return 0
@@ -36,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args))
     except IpcGraspError as exc:
         # Bad input or a failed computation: the message says what to change.
+        log.debug("ipcgrasp %s failed", args.command, exc_info=True)
         print(f"ipcgrasp {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

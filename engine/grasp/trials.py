@@ -167,7 +167,7 @@ def run_trial(
             sim.result.success = False
             sim.result.reason = str(stop)
             break
-    log.debug(
+    log.info(
         "trial %d: %s (%s) in %.2f s",
         trial.index,
         "success" if sim.result.success else "fail",
