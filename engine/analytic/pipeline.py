@@ -33,7 +33,8 @@ from engine.analytic.resistance_lp import Margin
 from engine.analytic.result import ModelResult, wilson_interval
 from engine.analytic.wrench import gravity_wrench
 from engine.errors import MeshError, ParameterError
-from engine.grasp.grasp import NO_PERTURBATION, Grasp, sample_perturbations
+from engine.grasp.grasp import Grasp
+from engine.grasp.trial_plan import TrialSpec, perturbed_trials
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadOutline
 from engine.scene.resting import RestingObject
@@ -262,8 +263,10 @@ def analyze_grasp(
     names = check_models(models)
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 0:
         raise ParameterError(f"samples must be an integer >= 0 (got {samples!r})")
-    perturbations = sample_perturbations(
-        int(samples), seed, params.translation_sigma_m, params.rotation_sigma_rad
+    # The same offsets as the simulator's trials of this seed (engine.grasp.trials).
+    sampled = perturbed_trials(
+        grasp,
+        TrialSpec(int(samples), seed, params.translation_sigma_m, params.rotation_sigma_rad),
     )
     outline = params.outline()
     try:
@@ -273,11 +276,11 @@ def analyze_grasp(
     except ContactFailure as exc:
         return _all_failed(names, str(exc), int(samples))
     w_ext = gravity_wrench(geom.mass_kg)
-    nominal_pose = grasp.pose()
+    poses = [grasp.pose(), *(t.pose for t in sampled)]
 
     outcomes: dict[str, list[_Outcome]] = {m: [] for m in names}
-    for k, pert in enumerate([NO_PERTURBATION, *perturbations]):
-        ctx = _PoseContacts(geom, pert.apply(nominal_pose), params, outline)
+    for k, pose in enumerate(poses):
+        ctx = _PoseContacts(geom, pose, params, outline)
         for m in names:
             if k == 0 or m not in NOMINAL_ONLY:
                 outcomes[m].append(_evaluate(m, ctx, w_ext))
