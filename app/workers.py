@@ -162,7 +162,7 @@ class WorkerProcess:
             end = deadline if deadline is not None else time.monotonic() + timeout_s
             self.process.join(max(0.0, end - time.monotonic()))
             if self.process.is_alive():
-                log.warning("worker process %s did not stop; terminating it", self.name)
+                log.info("worker process %s did not stop; terminating it", self.name)
             self.terminate()
         self.close_queues()
 
