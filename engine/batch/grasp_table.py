@@ -26,6 +26,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -260,7 +261,12 @@ class _RowError(Exception):
         self.message = message
 
 
+@overload
+def _number(row: dict[str, str], name: str, default: float) -> float: ...
+@overload
+def _number(row: dict[str, str], name: str, default: None = None) -> float | None: ...
 def _number(row: dict[str, str], name: str, default: float | None = None) -> float | None:
+    """The row's `name` as a finite float; `default` when empty (required columns raise)."""
     raw = row.get(name, "")
     if raw == "":
         if default is None and name in _REQUIRED_CSV:

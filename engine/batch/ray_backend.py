@@ -9,14 +9,16 @@ Without it a local instance with `num_cpus` CPUs is started and shut down at the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
+from typing import Any
 
 from engine.batch.runner import MAX_ATTEMPTS, WORKER_ENV
 from engine.batch.tasks import Task, error_row, run_task
 from engine.errors import ParameterError
 
 
-def import_ray():
+def import_ray() -> Any:
+    """The `ray` module (untyped, hence Any); ParameterError naming the install if missing."""
     try:
         import ray
     except ImportError as exc:
@@ -29,14 +31,14 @@ def import_ray():
 
 def ray_results(
     tasks: list[Task], address: str | None = None, num_cpus: int | None = None
-) -> Iterator[dict[str, object]]:
+) -> Generator[dict[str, object], None, None]:
     """Rows of `tasks` in completion order, computed by Ray workers (one CPU per task)."""
     if not tasks:
         return
     ray = import_ray()
     started = False
     if not ray.is_initialized():
-        kwargs: dict = {
+        kwargs: dict[str, Any] = {
             "runtime_env": {"env_vars": dict(WORKER_ENV)},
             "include_dashboard": False,
             "log_to_driver": False,
@@ -49,7 +51,7 @@ def ray_results(
     remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1)(run_task)
     capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
     queue = list(reversed(tasks))
-    in_flight: dict = {}
+    in_flight: dict[Any, Task] = {}  # Ray ObjectRef -> its task
     try:
         while queue or in_flight:
             while queue and len(in_flight) < 2 * capacity:

@@ -28,6 +28,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +40,12 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.version import build_id
+
+if TYPE_CHECKING:
+    from engine.analytic.params import AnalyticParams
+    from engine.gripper.pad_geometry import PadMesh
+    from engine.scene.object_mesh import ObjectMesh
+    from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
 
@@ -203,12 +210,15 @@ def make_tasks(
         config.spec.validate()
     if config.samples < 1 and any(m != IPC for m in config.models):
         raise ParameterError(f"--samples must be >= 1 (got {config.samples})")
-    batch_params = replace(config.params, **(overrides or {})).validate()
+    # Field name -> value: SimulationParams fields of mixed types, hence Any.
+    batch_fields: dict[str, Any] = dict(overrides or {})
+    batch_params = replace(config.params, **batch_fields).validate()
     tasks = []
     for spec in table.grasps:
         params = batch_params
         if spec.params and not spec.error:
-            params = replace(config.params, **{**spec.params, **(overrides or {})})
+            row_fields: dict[str, Any] = {**spec.params, **(overrides or {})}
+            params = replace(config.params, **row_fields)
         gseed = grasp_seed(config.spec.seed, spec.grasp_id)
         for model in config.models:
             settings = _model_settings(model, params, config)
@@ -251,10 +261,10 @@ def _versions() -> dict[str, str]:
     }
 
 
-_SCENES: dict[str, tuple] = {}
+_SCENES: dict[str, tuple[RestingObject, ObjectMesh, Grasp]] = {}
 
 
-def _scene(spec: GraspSpec) -> tuple:
+def _scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
     """build_scene, cached per worker: the tasks of one grasp reuse its mesh and stable pose."""
     key = json.dumps(spec.identity(), default=str)
     if key not in _SCENES:
@@ -265,7 +275,8 @@ def _scene(spec: GraspSpec) -> tuple:
 
 
 @functools.lru_cache(maxsize=4)
-def _pad(pad: str, edge: float, layers: int | None):
+def _pad(pad: str, edge: float, layers: int | None) -> PadMesh:
+    """The pad mesh of these settings, cached per worker (meshing takes a while)."""
     from engine.grasp.simulation import build_pad
 
     return build_pad(SimulationParams(pad=pad, pad_edge_length_m=edge, pad_layers=layers))
@@ -310,7 +321,9 @@ def base_row(task: Task) -> dict[str, object]:
     return row
 
 
-def _describe_scene(row: dict, obj, mesh, grasp: Grasp) -> None:
+def _describe_scene(
+    row: dict[str, object], obj: RestingObject, mesh: ObjectMesh, grasp: Grasp
+) -> None:
     row["object"] = mesh.source
     row["object_sha256"] = mesh.sha256 or ""
     row["object_mass_kg"] = obj.mass_kg
@@ -325,7 +338,7 @@ def _describe_scene(row: dict, obj, mesh, grasp: Grasp) -> None:
     row["approach_angle"] = g["approach_angle_rad"]
 
 
-def _run_ipc(task: Task, row: dict, obj, grasp: Grasp) -> None:
+def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
     p, cfg = task.params, task.config
     plan = dataclasses.replace(cfg.spec, seed=task.grasp_seed)
     result = run_trial(
@@ -343,12 +356,12 @@ def _run_ipc(task: Task, row: dict, obj, grasp: Grasp) -> None:
     row["wall_time_s"] = result.wall_time_s
 
 
-def analytic_params_for(task: Task):
+def analytic_params_for(task: Task) -> AnalyticParams:
     """AnalyticParams sharing the batch's friction, pad and perturbation sigmas (lazy import)."""
     from engine.analytic.params import AnalyticParams
 
     cfg = task.config
-    wanted = {
+    wanted: dict[str, Any] = {
         "mu": task.params.mu if cfg.analytic_mu is None else cfg.analytic_mu,
         "pad": task.params.pad,
         "pad_edge_length_m": task.params.pad_edge_length_m,
@@ -359,7 +372,7 @@ def analytic_params_for(task: Task):
     return AnalyticParams(**{k: v for k, v in wanted.items() if k in names})
 
 
-def _run_analytic(task: Task, row: dict, obj, grasp: Grasp) -> None:
+def _run_analytic(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
     from engine.analytic.pipeline import analyze_grasp
 
     params = analytic_params_for(task)

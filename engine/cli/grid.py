@@ -18,7 +18,7 @@ from engine.cli.batch import (
 )
 from engine.errors import ParameterError
 from engine.evaluation.grid import grid_cells, markdown_table, values
-from engine.evaluation.labels import load_labels, predictions_from_rows
+from engine.evaluation.labels import PhysicalLabel, load_labels, predictions_from_rows
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -99,7 +99,16 @@ def run(args: argparse.Namespace) -> int:
     return 130 if interrupted else 0
 
 
-def write_outputs(out, results, cell_tasks, labels, e_values, mu_values, paper_rounding) -> None:
+def write_outputs(
+    out: Path,
+    results: Path,
+    cell_tasks: dict[tuple[float, float], list[Task]],
+    labels: dict[str, PhysicalLabel],
+    e_values: list[float],
+    mu_values: list[float],
+    paper_rounding: bool,
+) -> None:
+    """Score the finished IPC rows of `results` per (E, mu) cell; write grid.md/.json, heat map."""
     rows = read_results([results])
     configs = {t.config_id for ts in cell_tasks.values() for t in ts}
     rows = [r for r in rows if r.get("model") == IPC and r.get("config") in configs]

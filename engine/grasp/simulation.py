@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +28,7 @@ from engine.errors import GraspError, SolverError
 from engine.fem.neohookean import elastic_energy
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
-from engine.gripper.jaws import place_jaws
+from engine.gripper.jaws import JawPlacement, place_jaws
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
@@ -173,7 +173,7 @@ class GraspSimulation:
         pad_points = x[s.collision_owner != OBJECT_OWNER]
         return bool(np.any(mesh.contains(pad_points)))
 
-    def _check_jaws_close_on_object(self, jaws) -> None:
+    def _check_jaws_close_on_object(self, jaws: tuple[JawPlacement, JawPlacement]) -> None:
         """Rays from jaw 0's contact face along its closing direction must hit the object."""
         import trimesh
 
@@ -323,7 +323,8 @@ class GraspSimulation:
         return frame, summary
 
     # --- the procedure ------------------------------------------------------------------------
-    def frames(self) -> Iterator[Frame]:
+    def frames(self) -> Generator[Frame, None, None]:
+        """The accepted states as frames, squeeze then lift; `result` is final once exhausted."""
         t0 = time.perf_counter()
         try:
             yield from self._run()
@@ -344,7 +345,7 @@ class GraspSimulation:
                 break
         return self.result
 
-    def _run(self) -> Iterator[Frame]:
+    def _run(self) -> Generator[Frame, None, None]:
         p, r = self.params, self.result
         summary = yield from self._squeeze()
         if summary is None:
@@ -375,11 +376,11 @@ class GraspSimulation:
         else:
             r.reason = "object still touches the ground"
 
-    def _squeeze(self) -> Iterator[Frame]:
+    def _squeeze(self) -> Generator[Frame, None, ContactSummary | None]:
         """Close until the stop quantity is in [th, (1+overshoot) th]; returns the last summary."""
         p, r = self.params, self.result
         use_force = p.squeeze_force_n is not None
-        threshold = p.squeeze_force_n if use_force else p.psi_th_j
+        threshold = p.squeeze_force_n if p.squeeze_force_n is not None else p.psi_th_j
         upper = threshold * (1.0 + p.threshold_overshoot)
         target = threshold * math.sqrt(1.0 + p.threshold_overshoot)
         delta_max = p.closing_speed_m_s * p.time_step_s
@@ -506,7 +507,7 @@ class GraspSimulation:
 
         return p.lift_speed_m_s * (dist(t1) - dist(t0))
 
-    def _lift(self) -> Iterator[Frame]:
+    def _lift(self) -> Generator[Frame, None, ContactSummary]:
         p, st0 = self.params, self._state
         max_lift = p.lift_height_m + p.slip_tolerance_m
         t_start = st0.time_s

@@ -6,7 +6,7 @@ import csv
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from engine import schema
 from engine.errors import ParameterError
@@ -74,7 +74,9 @@ def context_columns(
     return row
 
 
-def open_results_writer(path: str | os.PathLike, columns: Iterable[str]):
+def open_results_writer(
+    path: str | os.PathLike, columns: Iterable[str]
+) -> tuple[TextIO, csv.DictWriter[str]]:
     """Open `path` for writing rows (creating parent folders); error names the fix if it cannot."""
     p = Path(path)
     try:

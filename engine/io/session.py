@@ -42,6 +42,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,8 @@ def session_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     return p.with_name(name + SESSION_SUFFIX), p.with_name(name + ARRAYS_SUFFIX)
 
 
-def _encode(value):
+def _encode(value: object) -> object:
+    """`value` as JSON data: arrays as lists, non-finite floats as "NaN"/"Infinity" strings."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, np.ndarray):
@@ -127,7 +129,8 @@ def _encode(value):
 _NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-def _decode_float(value) -> float:
+def _decode_float(value: Any) -> float:
+    """The inverse of `_encode` for a float field (JSON data, hence Any); null is NaN."""
     if isinstance(value, str) and value in _NON_FINITE:
         return _NON_FINITE[value]
     if value is None:
@@ -135,9 +138,9 @@ def _decode_float(value) -> float:
     return float(value)
 
 
-def _result_from_dict(d: dict) -> TrialResult:
+def _result_from_dict(d: dict[str, Any]) -> TrialResult:
     names = {f.name: f for f in dataclasses.fields(TrialResult)}
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for k, v in d.items():
         if k not in names:
             continue
@@ -188,7 +191,9 @@ def save_session(path: str | os.PathLike, session: Session) -> tuple[Path, Path]
         )
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(npz_path, **arrays)
+        # numpy >= 2.1 stubs declare an `allow_pickle` keyword that **arrays could match; the
+        # names here are "object_*" and "t<k>/*" (and numpy 1.26 has no such keyword).
+        np.savez_compressed(npz_path, **arrays)  # type: ignore[arg-type]
     except OSError as exc:
         raise SessionError(
             f"cannot write {npz_path}: {exc.strerror or exc}; choose a writable folder"

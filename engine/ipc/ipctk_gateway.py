@@ -17,15 +17,18 @@ upgrade (or a change of broad phase) is a change to this module alone. Workaroun
 from __future__ import annotations
 
 import os
+from typing import TypeAlias
 
 import ipctk
 import numpy as np
 
-CollisionMesh = ipctk.CollisionMesh
-NormalCollisions = ipctk.NormalCollisions
-TangentialCollisions = ipctk.TangentialCollisions
-BarrierPotential = ipctk.BarrierPotential
-FrictionPotential = ipctk.FrictionPotential
+# ipctk ships no type information: its classes are `Any` to mypy. Declared as aliases so the
+# rest of the engine can use them in annotations (at run time they are ipctk's classes).
+CollisionMesh: TypeAlias = ipctk.CollisionMesh
+NormalCollisions: TypeAlias = ipctk.NormalCollisions
+TangentialCollisions: TypeAlias = ipctk.TangentialCollisions
+BarrierPotential: TypeAlias = ipctk.BarrierPotential
+FrictionPotential: TypeAlias = ipctk.FrictionPotential
 
 # LBVH was the fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
 # ipctk_notes.md); one instance serves every query of the process.

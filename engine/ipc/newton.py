@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -48,7 +49,7 @@ class SpdFactor:
 
 
 @contextlib.contextmanager
-def _c_output_silenced():
+def _c_output_silenced() -> Iterator[None]:
     """CHOLMOD prints 'not positive definite' with C stdio (stdout); that case is expected here.
 
     Redirects file descriptors 1 and 2 so the message cannot corrupt `--json` output.
