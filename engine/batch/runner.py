@@ -13,7 +13,7 @@ import contextlib
 import logging
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -72,11 +72,11 @@ def worker_environment() -> Iterator[None]:
     try:
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
+        for k, old in saved.items():
+            if old is None:
                 os.environ.pop(k, None)
             else:
-                os.environ[k] = v
+                os.environ[k] = old
 
 
 def _init_worker() -> None:
@@ -98,7 +98,7 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
 
 def local_results(
     tasks: list[Task], workers: int, fn: Callable[[Task], dict] = run_task
-) -> Iterator[dict[str, object]]:
+) -> Generator[dict[str, object], None, None]:
     """Rows of `tasks` in completion order, computed by `fn` in a spawn process pool."""
     if workers == 0:
         for task in tasks:
