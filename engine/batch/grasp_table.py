@@ -136,6 +136,8 @@ class GraspSpec:
 
 @dataclass(frozen=True)
 class GraspTable:
+    """The grasps of one GRASPS file (CSV or REACH JSON), with its path and SHA-256."""
+
     path: str
     sha256: str
     kind: str  # 'csv' or 'reach'
@@ -143,6 +145,7 @@ class GraspTable:
 
     @property
     def errors(self) -> list[GraspSpec]:
+        """The grasps whose row could not be read (their `error` says why)."""
         return [g for g in self.grasps if g.error]
 
 

@@ -13,6 +13,7 @@ from typing import TextIO
 
 
 def format_duration(seconds: float) -> str:
+    """'mm:ss' or 'h:mm:ss' of a duration in seconds; '--:--' for NaN or infinity."""
     if seconds != seconds or seconds == float("inf"):
         return "--:--"
     seconds = round(seconds)
@@ -22,6 +23,9 @@ def format_duration(seconds: float) -> str:
 
 
 class Progress:
+    """A batch's progress bar on `stream` (stderr): redrawn in place on a terminal, else one line
+    every `interval_s` seconds."""
+
     def __init__(
         self,
         total: int,
@@ -46,15 +50,18 @@ class Progress:
 
     @property
     def rate_per_min(self) -> float:
+        """Tasks finished per minute in this run (0 before the first)."""
         elapsed = time.monotonic() - self.start
         return 60.0 * self.new / elapsed if elapsed > 0 and self.new else 0.0
 
     @property
     def eta_s(self) -> float:
+        """Seconds until every task is done at the current rate (NaN while unknown)."""
         rate = self.rate_per_min
         return 60.0 * (self.total - self.done) / rate if rate > 0 else float("nan")
 
     def line(self) -> str:
+        """The bar as text: done/total, percent, rate, elapsed time, ETA and errors."""
         frac = self.done / self.total if self.total else 1.0
         filled = round(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
@@ -66,12 +73,14 @@ class Progress:
         )
 
     def update(self, error: bool = False) -> None:
+        """Count one finished task (`error`: it failed) and redraw when due."""
         self.done += 1
         self.new += 1
         self.errors += int(error)
         self.draw()
 
     def draw(self, force: bool = False) -> None:
+        """Write the bar if enabled and due (`force`: now), not repeating an unchanged line."""
         if not self.enabled:
             return
         now = time.monotonic()
@@ -88,6 +97,7 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
+        """Draw the final state if it was not shown yet and end the terminal line."""
         if not self.enabled:
             return
         if self._drawn != (self.done, self.errors):

@@ -61,6 +61,10 @@ class ResultsStore:
         return ParameterError(f"cannot write results to {self.path}: {why}; choose another --out")
 
     def open(self) -> ResumeInfo:
+        """Open (create) and lock the file, cut off a half-written last line; what it holds.
+
+        ParameterError when it is a directory, not writable, or locked by another batch.
+        """
         if self.path.is_dir():
             raise self._fail("it is a directory")
         try:
@@ -154,6 +158,7 @@ class ResultsStore:
         self._write_bytes(self._file, _csv_line([row.get(c, "") for c in self.columns]))
 
     def close(self) -> None:
+        """Release the lock and close the file (again: no-op)."""
         if self._file is not None:
             self._file.close()
             self._file = None

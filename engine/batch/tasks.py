@@ -144,6 +144,8 @@ class BatchConfig:
 
 @dataclass(frozen=True)
 class Task:
+    """One unit of batch work: IPC trial `trial` of a grasp, or one analytic model on it."""
+
     key: str
     model: str
     trial: int  # IPC trial index; -1 for analytic models

@@ -30,6 +30,7 @@ RESULT_COLUMNS = (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp analyze` (scene, models, samples and AnalyticParams flags)."""
     p = sub.add_parser(
         "analyze",
         help="quasi-static analytic models of one grasp (Soft Point, REACH, 6DFC, 6DLS, exact)",
@@ -55,6 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Analyze one grasp with the chosen models; print (and optionally write) a row per model."""
     params = schema.from_args(AnalyticParams, args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:

@@ -71,6 +71,7 @@ def add_batch_arguments(
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp batch` (grasp table, models, backend, SimulationParams flags)."""
     p = sub.add_parser(
         "batch",
         help="label many grasps (IPC and analytic models), resumable, local or Ray",
@@ -109,6 +110,7 @@ def config_from_args(
 
 
 def load_table(args: argparse.Namespace) -> GraspTable:
+    """The grasp table of `args.grasps` (with --backend ray, fails first if Ray is missing)."""
     if args.backend == "ray":
         from engine.batch.ray_backend import import_ray
 
@@ -228,6 +230,7 @@ def _report_resume(
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run (or resume) the batch into `args.out`; exit status 130 when interrupted."""
     models = parse_models(args.models)
     params = params_from_args(args)
     config = config_from_args(args, models, params)

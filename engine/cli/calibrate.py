@@ -12,6 +12,7 @@ from engine.gripper.pad_geometry import pad_outline
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp calibrate-psi` (scene, forces and SimulationParams flags)."""
     p = sub.add_parser(
         "calibrate-psi",
         help="measure the pad strain energy Psi reached at given squeeze forces",
@@ -41,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Squeeze to each force, print Psi1, Psi2 reached and the fit Psi = a F^b."""
     obj, _ = object_from_args(args)
     params = schema.from_args(SimulationParams, args)
     grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))

@@ -29,6 +29,7 @@ METHOD = (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp evaluate` (results CSVs, labels, outputs)."""
     p = sub.add_parser(
         "evaluate",
         help="score batch results against physical grasp outcomes (AP, AR, F1, Brier)",
@@ -87,6 +88,7 @@ def evaluate(
 
 
 def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) -> str:
+    """Markdown table of each model's scores (AP, AR, F1, confusion, Brier, time per grasp)."""
     lines = [
         "| model | grasps | AP | AR | F1 | TP | FP | FN | TN | Brier | s/grasp |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -105,6 +107,7 @@ def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Score every model's predictions against the physical labels; print and write the table."""
     prog = "ipcgrasp evaluate"
     labels = load_labels(args.labels)
     rows = read_results(args.results)

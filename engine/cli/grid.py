@@ -22,6 +22,7 @@ from engine.evaluation.labels import PhysicalLabel, load_labels, predictions_fro
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp grid` (batch flags without E and mu, --E/--mu lists, labels, out)."""
     p = sub.add_parser(
         "grid",
         help="E x mu sensitivity sweep of the IPC model against physical labels",
@@ -51,6 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_list(text: str, option: str) -> list[float]:
+    """'1e7,1e8' -> [1e7, 1e8] (finite, > 0, duplicates dropped); ParameterError otherwise."""
     out = []
     for part in str(text).split(","):
         part = part.strip()
@@ -71,6 +73,7 @@ def parse_list(text: str, option: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run (or resume) the E x mu batch, then write the tables; 130 when interrupted."""
     prog = "ipcgrasp grid"
     e_values = parse_list(args.e_values, "--E")
     mu_values = parse_list(args.mu_values, "--mu")

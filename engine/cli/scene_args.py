@@ -13,6 +13,7 @@ from engine.scene.resting import RestingObject, rest_object
 
 
 def add_scene_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the object (--object, --unit, --mass/--density, --stable-pose) and grasp flags."""
     p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
     p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
     mass = p.add_mutually_exclusive_group()
@@ -37,6 +38,7 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
+    """The object at rest in its stable pose, and its mesh (built-in cube: 3 g by default)."""
     mesh = object_from_spec(args.object, unit=args.unit)
     mass = args.mass
     if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):

@@ -24,6 +24,7 @@ from engine.io.results_csv import (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp simulate` (scene, TrialSpec and SimulationParams flags, outputs)."""
     p = sub.add_parser(
         "simulate",
         help="run squeeze-lift IPC trials of one grasp",
@@ -44,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the IPC trials of one grasp; print a line (or JSON object) per trial."""
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
     obj, mesh = object_from_args(args)

@@ -20,12 +20,15 @@ from engine.scene.resting import RestingObject
 
 @dataclass(frozen=True)
 class PsiForcePoint:
+    """The pad strain energies reached when the squeeze stopped at one force."""
+
     force_n: float  # requested squeeze force per pad
     grip_force_n: tuple[float, float]  # reached
     psi_j: tuple[float, float]  # pad strain energies at the end of the squeeze
 
     @property
     def psi_mean_j(self) -> float:
+        """Mean of Psi1 and Psi2 (J)."""
         return 0.5 * (self.psi_j[0] + self.psi_j[1])
 
 

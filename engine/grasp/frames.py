@@ -53,9 +53,11 @@ class TrialResult:
 
     @property
     def grip_force_n(self) -> float:
+        """Mean of the two pads' grip forces (N)."""
         return 0.5 * (self.grip_force1_n + self.grip_force2_n)
 
     def as_json(self) -> dict:
+        """The result as JSON-ready data (short keys, one `perturbation_<k>` per offset)."""
         return {
             "trial": self.trial,
             "success": self.success,

@@ -62,6 +62,7 @@ class Grasp:
         return t
 
     def to_dict(self) -> dict:
+        """Centre, axis (lists) and approach angle (rad) as plain data."""
         return {
             "center": self.center.tolist(),
             "axis": self.axis.tolist(),
@@ -94,6 +95,7 @@ class Perturbation:
         return pose @ d
 
     def to_dict(self) -> dict:
+        """The offset as plain floats: translation dx, dy, dz and rotation vector components."""
         return {
             "dx": float(self.translation[0]),
             "dy": float(self.translation[1]),

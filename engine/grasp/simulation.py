@@ -64,6 +64,7 @@ class _State:
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
+    """The tetrahedral pad of `params` (outline, edge length, layers)."""
     return mesh_pad(pad_outline(params.pad), params.pad_edge_length_m, params.pad_layers)
 
 

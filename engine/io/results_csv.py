@@ -93,6 +93,7 @@ def open_results_writer(
 
 
 def result_row(context: dict[str, object], result: TrialResult) -> dict[str, object]:
+    """One CSV row: the context columns, then the trial's outcome columns ('' when absent)."""
     row = dict(context)
     data = result.as_json()
     row.update({k: data.get(k, "") for k in OUTCOME_COLUMNS})

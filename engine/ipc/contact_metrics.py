@@ -24,6 +24,7 @@ class ContactSummary:
     intersection_free: bool
 
     def as_dict(self) -> dict:
+        """The contact counts by kind under the frame's `contacts_*` names."""
         return {
             "contacts_pad1_object": self.pad_object[0],
             "contacts_pad2_object": self.pad_object[1],

@@ -43,6 +43,7 @@ class SpdFactor:
         )
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """x with H x = rhs."""
         x = np.zeros_like(rhs)
         self._solver.solve(np.ascontiguousarray(rhs), x)
         return x

@@ -173,7 +173,9 @@ class GraspSystem:
         return (self.jacobian @ u).reshape(-1, 3)
 
     def pad_positions(self, u: np.ndarray, k: int) -> np.ndarray:
+        """(n, 3) positions of pad k's vertices in u (a view)."""
         return u[self.pads[k].dof].reshape(-1, 3)
 
     def object_state(self, u: np.ndarray) -> np.ndarray:
+        """The object's 12 affine DOFs in u (translation, then the 3x3 matrix; a view)."""
         return u[self.obj_dof]
