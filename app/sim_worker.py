@@ -7,12 +7,14 @@ real run arrives quickly, then runs one trial per job and streams every frame.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
-import traceback
 from typing import Any
 
 from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
+
+log = logging.getLogger(__name__)
 
 
 def lower_priority(increment: int = 19) -> None:
@@ -51,7 +53,7 @@ def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
     try:
         _warm_up()
     except Exception:  # a broken warm-up must not kill the worker: real jobs report errors
-        traceback.print_exc()
+        log.exception("worker %d: warm-up failed", worker)
     outbox.put(WorkerReady(worker, time.perf_counter() - t0))
     caches: dict = {}
     while True:
@@ -100,5 +102,5 @@ def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dic
         result.success = False
         result.reason = "worker error"
         result.error = f"{type(exc).__name__}: {exc}"
-        traceback.print_exc()
+        log.exception("worker %d: trial %d of run %d failed", worker, job.trial, job.run_id)
     outbox.put(TrialEnded(worker, job.run_id, job.trial, result, result.reason == CANCELLED))
