@@ -63,7 +63,7 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
 
     try:
         pl = pv.Plotter(off_screen=True, window_size=list(job.window_size))
-        pl.set_background(BACKGROUND[0], top=BACKGROUND[1])
+        pl.renderers.set_background(BACKGROUND[0], top=BACKGROUND[1])
         v = np.asarray(job.object_vertices)
         pl.add_mesh(ground_plane(v), color=GROUND_COLOR)
         obj_actor = pl.add_mesh(_polydata(v, job.object_faces), color=OBJECT_COLOR)

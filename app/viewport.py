@@ -11,12 +11,13 @@ cost a second composition.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyvista as pv
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from pyvistaqt import QtInteractor
-from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 from app.gripper_shapes import GripperShapes
 from app.scene_style import (
@@ -32,6 +33,8 @@ from app.scene_style import (
     ground_plane,
 )
 from app.scene_style import polydata as _polydata
+from app.view_interaction import ObjectPicker, add_gizmo, safe_keys
+from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.grasp.grasp import Grasp
 from engine.scene.resting import RestingObject
 
@@ -54,38 +57,27 @@ class Viewport(QObject):
         self.plotter = QtInteractor(parent, auto_update=False, multi_samples=0)
         # Dropped files go to the main window (validated loading), not pyvista.read.
         self.plotter.setAcceptDrops(False)
-        self.plotter.set_background(BACKGROUND[0], top=BACKGROUND[1])
+        self.plotter.renderers.set_background(BACKGROUND[0], top=BACKGROUND[1])
         self._high_quality = False
         self.set_quality(True)
         self._dirty = False
         self.renders = 0
         self._object_poly: pv.PolyData | None = None
-        self._object_actor = None
+        self._object_actor: pv.Actor | None = None
         self._pad_polys: list[pv.PolyData] = []
-        self._pad_actors: list = []
-        self._plate_actors: list = []
+        self._pad_actors: list[pv.Actor] = []
+        self._plate_actors: list[pv.Actor] = []
         self._shapes: GripperShapes | None = None
         self._gizmo_pose: np.ndarray | None = None
         self._gizmo_on = False
         self.color_mode = "none"
         self._field_max = 1.0
         self._contact_names: list[str] = []
-        self._gizmo = None
-        self._frame_text = None
-        self._object_picker = vtkCellPicker()
-        self._object_picker.SetTolerance(0.0005)
-        self._object_picker.PickFromListOn()
+        self._gizmo: pv.AffineWidget3D | None = None
+        self._frame_text: pv.CornerAnnotation | None = None
+        self._object_picker = ObjectPicker()
         self.plotter.iren.add_observer("RightButtonPressEvent", self._on_right_press)
-        self._safe_keys()
-
-    def _safe_keys(self) -> None:
-        """Drop pyvista's and VTK's single-key bindings ('q' closes the plotter, 'e' exits,
-        'w'/'s' switch to wireframe) and keep only harmless view keys."""
-        iren = self.plotter.iren
-        iren.clear_key_event_callbacks()
-        iren.interactor.RemoveObservers("CharEvent")
-        iren.add_key_event("v", self.plotter.view_isometric)
-        iren.add_key_event("r", self.plotter.reset_camera)
+        safe_keys(self.plotter)
 
     @property
     def widget(self) -> QWidget:
@@ -108,14 +100,15 @@ class Viewport(QObject):
             self.plotter.update()
 
     # pyvista renders after every scene change by default; here the 30 Hz tick renders once.
-    def _add_mesh(self, *args, **kwargs):
-        return self.plotter.add_mesh(*args, render=False, **kwargs)
+    def _add_mesh(self, mesh: Any, **kwargs: Any) -> pv.Actor:
+        return self.plotter.add_mesh(mesh, render=False, **kwargs)
 
-    def _add_text(self, *args, **kwargs):
-        return self.plotter.add_text(*args, render=False, **kwargs)
+    def _add_text(self, text: str, **kwargs: Any) -> Any:
+        return self.plotter.add_text(text, render=False, **kwargs)
 
-    def _add_scalar_bar(self, *args, **kwargs):
-        return self.plotter.add_scalar_bar(*args, render=False, **kwargs)
+    def _remove_actor(self, name: str) -> None:
+        # The renderer's own method: the plotter's functools.wraps wrapper types as unbound.
+        self.plotter.renderer.remove_actor(name, render=False)
 
     def set_quality(self, high: bool) -> None:
         """FXAA when idle; off while frames stream or play (it costs a full-screen pass)."""
@@ -160,12 +153,16 @@ class Viewport(QObject):
             self._object_poly, color=OBJECT_COLOR, name="object", smooth_shading=False,
             show_edges=len(obj.faces) < 5000, edge_color=OBJECT_EDGE_COLOR, pickable=True,
         )  # fmt: skip
-        self._object_picker.InitializePickList()
-        self._object_picker.AddPickList(self._object_actor)
-        p.add_axes(interactive=False)
-        p.view_isometric(render=False)
-        p.reset_camera(render=False)
-        p.camera.zoom(1.8)
+        self._object_picker.set_object(self._object_actor)
+        # The renderer's methods and camera: the plotter's wrappers type as unbound functions,
+        # its reset_camera renders even with render=False, and its camera property resets the
+        # camera (rendering twice) while it is marked unset, as view_isometric leaves it.
+        r = p.renderer
+        r.add_axes(interactive=False)
+        r.view_isometric(render=False)
+        r.reset_camera(render=False)
+        r.camera.zoom(1.8)
+        r.camera_set = True
         self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
@@ -177,9 +174,8 @@ class Viewport(QObject):
     def _ensure_gripper(self, shapes: GripperShapes) -> None:
         if self._shapes is shapes and self._pad_actors:
             return
-        p = self.plotter
         for name in ("pad0", "pad1", "plate0", "plate1"):
-            p.remove_actor(name, render=False)
+            self._remove_actor(name)
         self._shapes = shapes
         self._pad_polys, self._pad_actors, self._plate_actors = [], [], []
         for k in (0, 1):
@@ -233,7 +229,7 @@ class Viewport(QObject):
 
     def set_status_text(self, text: str, warning: bool = False) -> None:
         """The text in the view's corner."""
-        self.plotter.remove_actor("status_text", render=False)
+        self._remove_actor("status_text")
         if text:
             self._add_text(
                 text, position="upper_left", font_size=10, name="status_text",
@@ -256,16 +252,16 @@ class Viewport(QObject):
         self._ensure_gripper(shapes)
         self._remove_gizmo()
         for name in ("grasp_axis", "grasp_center", "status_text"):
-            self.plotter.remove_actor(name, render=False)
+            self._remove_actor(name)
+        colored = fields is not None and self.color_mode != "none"
         for k in (0, 1):
             poly = self._pad_polys[k]
             poly.points = np.asarray(pad_vertices[k], dtype=float)
             actor = self._pad_actors[k]
             actor.user_matrix = np.eye(4)
             actor.prop.color = PAD_COLOR
-            colored = fields is not None and self.color_mode != "none"
             actor.mapper.scalar_visibility = colored
-            if colored:
+            if colored and fields is not None:
                 poly.point_data["field"] = np.asarray(fields[k], dtype=float)
                 actor.mapper.scalar_range = (0.0, self._field_max)
             self._plate_actors[k].user_matrix = shapes.plate_matrix(
@@ -273,12 +269,14 @@ class Viewport(QObject):
             )
             self._plate_actors[k].prop.color = PLATE_COLOR
         self.set_object_pose(object_pose)
-        self._update_scalar_bar(fields is not None and self.color_mode != "none")
+        self._update_scalar_bar(colored)
         # One text actor, updated in place: re-creating it each frame costs a texture upload.
         if self._frame_text is None:
-            self._frame_text = self._add_text(
+            text = self._add_text(
                 label, position="lower_left", font_size=9, name="frame_text", color="#222222"
             )
+            assert isinstance(text, pv.CornerAnnotation)  # a named corner gives one
+            self._frame_text = text
         else:
             self._frame_text.SetText(0, label)  # corner 0 = lower left
             self._frame_text.SetVisibility(True)
@@ -295,31 +293,24 @@ class Viewport(QObject):
             if existing != title or not visible:
                 self.plotter.remove_scalar_bar(existing, render=False)
         if visible and title not in bars and self._pad_actors:
-            self._add_scalar_bar(
+            # ScalarBars' own method (the plotter's wrapper types as an unbound function).
+            bars.add_scalar_bar(
                 title, mapper=self._pad_actors[0].mapper, vertical=True, position_x=0.88,
                 position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
-                color="#222222", title_font_size=12, label_font_size=11,
+                color="#222222", title_font_size=12, label_font_size=11, render=False,
             )  # fmt: skip
 
-    # --- picking and gizmo --------------------------------------------------------------------
-    # Grasp placement has its own picker, limited to the object and driven only by a right
-    # click. pyvista's point picking listens to every pick of the interactor's picker, and
-    # the gizmo picks on every mouse move to highlight its handles: hovering the object
-    # with the gizmo on re-placed the grasp.
-    def _on_right_press(self, _obj, _event) -> None:
+    # --- picking and gizmo (app/view_interaction.py) ------------------------------------------
+    def _on_right_press(self, _obj: Any, _event: Any) -> None:
         x, y = self.plotter.iren.get_event_position()
         self._pick_display(x, y)
 
     def _pick_display(self, x: float, y: float) -> bool:
         """Pick the object at VTK display pixel (x, y) (origin bottom left); emits `picked`."""
-        picker = self._object_picker
-        if self._object_actor is None or not picker.Pick(x, y, 0, self.plotter.renderer):
+        hit = self._object_picker.pick(x, y, self.plotter.renderer)
+        if hit is None:
             return False
-        if picker.GetActor() is None:
-            return False
-        point = np.array(picker.GetPickPosition(), dtype=float)
-        normal = np.array(picker.GetPickNormal(), dtype=float)
-        self.picked.emit(point, normal)
+        self.picked.emit(*hit)
         return True
 
     def pick_at(self, x: int, y: int) -> bool:
@@ -343,29 +334,15 @@ class Viewport(QObject):
         assert self._gizmo_pose is not None
         pose = self._gizmo_pose
 
-        def released(matrix) -> None:
+        def released(matrix: Any) -> None:
             self.gizmo_moved.emit(np.asarray(matrix, dtype=float).copy())
 
-        def moved(_matrix) -> None:
+        def moved(_matrix: Any) -> None:
             # The widget calls this before it updates the actor; the render tick copies the
             # new matrix to the other gripper actors.
             self.request_render()
 
-        self._gizmo = self.plotter.add_affine_transform_widget(
-            self._plate_actors[0], origin=tuple(pose[:3, 3]), scale=0.6,
-            axes=pose[:3, :3].T.copy(), release_callback=released, interact_callback=moved,
-        )  # fmt: skip
-        # The widget highlights and grabs the handle its interactor's picker finds on every
-        # mouse move. Its default hardware picker misses after each repaint of the
-        # QOpenGLWidget (measured: every other move), so a press often found no handle and
-        # rotated the camera instead. A geometric picker limited to the handles always hits
-        # them, also where they are drawn over the object ("always visible").
-        handles = vtkCellPicker()
-        handles.SetTolerance(0.004)
-        handles.PickFromListOn()
-        for actor in [*self._gizmo._arrows, *self._gizmo._circles]:
-            handles.AddPickList(actor)
-        self.plotter.iren.picker = handles
+        self._gizmo = add_gizmo(self.plotter, self._plate_actors[0], pose, released, moved)
 
     def _sync_gizmo_followers(self) -> None:
         if self._gizmo is None or not self._plate_actors:
@@ -381,7 +358,7 @@ class Viewport(QObject):
         self._gizmo = None
 
     # --- analytic contacts --------------------------------------------------------------------
-    def show_contacts(self, contacts: list) -> None:
+    def show_contacts(self, contacts: list[ContactPoint] | list[ContactPatch]) -> None:
         """Draw analytic contact points (arrows) or patches (coloured by pressure)."""
         self.clear_contacts()
         for i, c in enumerate(contacts):
@@ -394,16 +371,19 @@ class Viewport(QObject):
     def clear_contacts(self) -> None:
         """Remove the drawn contacts."""
         for name in self._contact_names:
-            self.plotter.remove_actor(name, render=False)
+            self._remove_actor(name)
         self._contact_names = []
         self.request_render()
 
     def screenshot(self, path: str | None = None) -> np.ndarray:
         """The view as an image array (and saved to `path` if given)."""
         self.render_now()
-        return self.plotter.screenshot(path, return_img=True)
+        img = self.plotter.screenshot(path, return_img=True)
+        if img is None:  # only without return_img
+            raise RuntimeError("the view returned no image")
+        return img
 
-    def camera_position(self):
+    def camera_position(self) -> pv.CameraPosition:
         """The camera (position, focal point, view up)."""
         return self.plotter.camera_position
 

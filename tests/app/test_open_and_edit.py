@@ -45,6 +45,29 @@ def test_example_cube_with_default_grasp_drawn(window):
     assert "valid" in window.grasp_dock.status_label.text()
 
 
+def test_showing_an_object_leaves_the_render_to_the_display_tick(window):
+    """Scene changes only mark the view dirty. pyvista's Plotter.reset_camera renders even with
+    render=False, and its camera property resets the camera (two more renders) after
+    view_isometric, so the view works on the renderer and its camera."""
+    vp = window.viewport
+    renders: list[int] = []
+
+    def count() -> None:
+        renders.append(1)
+
+    vp.plotter.render_signal.connect(count)
+    try:
+        vp.show_object(window.doc.obj)
+        window.scene.enter_edit_mode()  # the open gripper at the grasp
+        assert renders == []
+        assert vp.plotter.renderer.camera_set  # the plotter's camera property keeps the zoom
+        before = vp.renders
+        vp.render_if_dirty()
+        assert vp.renders == before + 1
+    finally:
+        vp.plotter.render_signal.disconnect(count)
+
+
 def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
     path = _box_file(tmp_path / "bar.stl", [0.06, 0.03, 0.02])
     assert window.opening.open_path(path)

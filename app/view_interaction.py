@@ -1,0 +1,84 @@
+"""Input in the 3D view: safe keys, the grasp-placement picker and the gizmo with its picker.
+
+Grasp placement has its own picker, limited to the object and driven only by a right click.
+pyvista's point picking listens to every pick of the interactor's picker, and the gizmo picks
+on every mouse move to highlight its handles: hovering the object with the gizmo on re-placed
+the grasp. GUI thread only, like every pyvista/VTK object (see app/viewport.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyvista as pv
+from pyvistaqt import QtInteractor
+from vtkmodules.vtkRenderingCore import vtkCellPicker
+
+
+def safe_keys(plotter: QtInteractor) -> None:
+    """Drop pyvista's and VTK's single-key bindings ('q' closes the plotter, 'e' exits,
+    'w'/'s' switch to wireframe) and keep only harmless view keys."""
+    iren = plotter.iren
+    iren.clear_key_event_callbacks()
+    iren.interactor.RemoveObservers("CharEvent")
+    iren.add_key_event("v", plotter.view_isometric)
+    iren.add_key_event("r", plotter.reset_camera)
+
+
+class ObjectPicker:
+    """The object's surface point and outward normal under a display pixel."""
+
+    def __init__(self) -> None:
+        self._picker = vtkCellPicker()
+        self._picker.SetTolerance(0.0005)
+        self._picker.PickFromListOn()
+        self._actor: pv.Actor | None = None
+
+    def set_object(self, actor: pv.Actor | None) -> None:
+        """Pick on `actor` only (None: pick nothing)."""
+        self._actor = actor
+        self._picker.InitializePickList()
+        if actor is not None:
+            self._picker.AddPickList(actor)
+
+    def pick(
+        self, x: float, y: float, renderer: pv.Renderer
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(point, normal) on the object at VTK display pixel (x, y) (origin bottom left)."""
+        picker = self._picker
+        if self._actor is None or not picker.Pick(x, y, 0, renderer):
+            return None
+        if picker.GetActor() is None:
+            return None
+        point = np.array(picker.GetPickPosition(), dtype=float)
+        normal = np.array(picker.GetPickNormal(), dtype=float)
+        return point, normal
+
+
+def add_gizmo(
+    plotter: QtInteractor,
+    driven: pv.Actor,
+    pose: np.ndarray,
+    released: Callable[[Any], None],
+    moved: Callable[[Any], None],
+) -> pv.AffineWidget3D:
+    """An affine transform widget on `driven` at the 4x4 `pose`; `released(matrix)` after a
+    drag, `moved(matrix)` during it (before the widget updates the actor)."""
+    gizmo = plotter.add_affine_transform_widget(
+        driven, origin=tuple(pose[:3, 3]), scale=0.6, axes=pose[:3, :3].T.copy(),
+        release_callback=released, interact_callback=moved,
+    )  # fmt: skip
+    # The widget highlights and grabs the handle its interactor's picker finds on every mouse
+    # move. Its default hardware picker misses after each repaint of the QOpenGLWidget
+    # (measured: every other move), so a press often found no handle and rotated the camera
+    # instead. A geometric picker limited to the handles always hits them, also where they
+    # are drawn over the object ("always visible").
+    handles = vtkCellPicker()
+    handles.SetTolerance(0.004)
+    handles.PickFromListOn()
+    for actor in [*gizmo._arrows, *gizmo._circles]:
+        handles.AddPickList(actor)
+    plotter.iren.picker = handles
+    return gizmo
