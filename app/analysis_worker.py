@@ -13,6 +13,7 @@ import queue
 from typing import Any
 
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def analysis_main(inbox: Any, outbox: Any) -> None:
     from engine.grasp.trials import check_grasp
 
     lower_priority()
-    obj = None
+    obj: RestingObject | None = None
     while True:
         job = inbox.get()
         if job is None:
@@ -80,7 +81,7 @@ def analysis_main(inbox: Any, outbox: Any) -> None:
             _predict(job, obj, inbox, outbox)
 
 
-def _predict(job: AnalysisJob, obj: Any, inbox: Any, outbox: Any) -> None:
+def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> None:
     """Nominal margins first (a fraction of a second), then robustness over the samples
     unless a newer request is already waiting."""
     try:

@@ -8,6 +8,7 @@ import multiprocessing as mp
 import os
 import sys
 import traceback
+from types import TracebackType
 
 from engine import __version__
 
@@ -34,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _excepthook(exc_type, exc, tb) -> None:
+def _excepthook(
+    exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+) -> None:
     """Uncaught exceptions in Qt slots: report in a dialog instead of silently hanging."""
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     logging.getLogger("app").critical("uncaught exception:\n%s", text)
@@ -81,7 +84,9 @@ def gui_main(argv: list[str]) -> int:
     app.setApplicationName("ipcgrasp")
     app.setOrganizationName("ipcgrasp")
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("ipcgrasp")
+    QApplication.setDesktopFileName(
+        "ipcgrasp"
+    )  # static (QGuiApplication); instance() is typed QCoreApplication
 
     from app.main_window import MainWindow
     from app.qt_binding_check import binding_problem

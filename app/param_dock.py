@@ -14,9 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -76,33 +76,33 @@ class FieldWidget:
             self.widget: QWidget = self.editor
             return
         if spec.widget == "int":
-            box = QSpinBox()
+            int_box = QSpinBox()
             top = min(int(spec.high if spec.high is not None else 2**31 - 1), 2**31 - 1)
-            box.setRange(int(spec.low if spec.low is not None else 0), top)
-            box.setKeyboardTracking(False)
-            box.setToolTip(tip)
-            box.valueChanged.connect(lambda v: emit(self.name, int(v)))
-            self.editor = box
-            self.widget = box
+            int_box.setRange(int(spec.low if spec.low is not None else 0), top)
+            int_box.setKeyboardTracking(False)
+            int_box.setToolTip(tip)
+            int_box.valueChanged.connect(lambda v: emit(self.name, int(v)))
+            self.editor = int_box
+            self.widget = int_box
             return
         if spec.widget == "log":
-            box = SciSpinBox(float(spec.low or 1e-300), float(spec.high or 1e300), 10)
+            log_box = SciSpinBox(float(spec.low or 1e-300), float(spec.high or 1e300), 10)
             if spec.unit:
-                box.setSuffix(f" {spec.unit}")
-            box.setToolTip(tip + " Arrow keys and the slider step by 10^0.1.")
-            self.editor = box
+                log_box.setSuffix(f" {spec.unit}")
+            log_box.setToolTip(tip + " Arrow keys and the slider step by 10^0.1.")
+            self.editor = log_box
             self.slider = QSlider(Qt.Orientation.Horizontal)
             self.slider.setRange(
-                math.ceil(10 * math.log10(box.minimum())),
-                math.floor(10 * math.log10(box.maximum())),
+                math.ceil(10 * math.log10(log_box.minimum())),
+                math.floor(10 * math.log10(log_box.maximum())),
             )
             self.slider.setToolTip(f"log10 {spec.label or d.name}: drag to sweep it")
-            box.valueChanged.connect(self._on_log_value)
+            log_box.valueChanged.connect(self._on_log_value)
             self.slider.valueChanged.connect(self._on_slider)
             self._emit = emit
             row = QHBoxLayout()
             row.setContentsMargins(0, 0, 0, 0)
-            row.addWidget(box, 2)
+            row.addWidget(log_box, 2)
             row.addWidget(self.slider, 3)
             self.widget = QWidget()
             self.widget.setLayout(row)
@@ -117,12 +117,12 @@ class FieldWidget:
         if spec.widget == "optional":
             self.default_box = QCheckBox(spec.none_means or "default")
             self.default_box.setToolTip(f"Use the default: {spec.none_means}")
-            self.default_box.toggled.connect(
-                lambda same: (
-                    box.setEnabled(not same),
-                    emit(self.name, None if same else self._si(box.value())),
-                )
-            )
+
+            def on_default(same: bool) -> None:
+                box.setEnabled(not same)
+                emit(self.name, None if same else self._si(box.value()))
+
+            self.default_box.toggled.connect(on_default)
             row = QHBoxLayout()
             row.setContentsMargins(0, 0, 0, 0)
             row.addWidget(box)
@@ -164,8 +164,8 @@ class FieldWidget:
             if self.slider is not None and value > 0:
                 self.slider.setValue(round(10 * math.log10(float(value))))
         else:
-            assert isinstance(ed, QAbstractSpinBox)
-            ed.setValue(float(value) / self.decl.spec.display_scale)  # type: ignore[attr-defined]
+            assert isinstance(ed, QDoubleSpinBox)
+            ed.setValue(float(value) / self.decl.spec.display_scale)
 
 
 class ParamDock(QWidget):

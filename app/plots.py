@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.model.trial_series import TrialSeries
@@ -69,11 +69,15 @@ class TimePlots(QWidget):
         lo, hi = t[0], t[-1]
         return (lo, hi if hi > lo else lo + 0.01)
 
-    def _x(self, t: float | np.ndarray) -> float | np.ndarray:
-        """Widget x of time(s) t (a scalar or an array)."""
+    def _xs(self, t: np.ndarray) -> np.ndarray:
+        """Widget x of the times t."""
         lo, hi = self._time_range()
         w = self.width() - _MARGIN_L - _MARGIN_R
         return _MARGIN_L + (t - lo) / (hi - lo) * w
+
+    def _x(self, t: float) -> float:
+        """Widget x of time t."""
+        return float(self._xs(np.asarray(t, dtype=float)))
 
     def _index_at(self, x: float) -> int:
         t = self.series.time_s
@@ -84,17 +88,17 @@ class TimePlots(QWidget):
         target = lo + (x - _MARGIN_L) / w * (hi - lo)
         return int(np.argmin(np.abs(np.asarray(t) - target)))
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         i = self._index_at(event.position().x())
         if i >= 0:
             self.seek.emit(i)
 
-    def mouseMoveEvent(self, event) -> None:
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.mousePressEvent(event)
 
     # --- painting -----------------------------------------------------------------------------
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), QColor("#ffffff"))
@@ -144,8 +148,11 @@ class TimePlots(QWidget):
         pad = 0.08 * (hi - lo)
         lo, hi = lo - pad, hi + pad
 
-        def y_of(v: float | np.ndarray) -> float | np.ndarray:
+        def ys_of(v: np.ndarray) -> np.ndarray:
             return rect.bottom() - (np.clip(v, lo, hi) - lo) / (hi - lo) * rect.height()
+
+        def y_of(v: float) -> float:
+            return float(ys_of(np.asarray(v, dtype=float)))
 
         p.setPen(QColor("#666666"))
         for v in _ticks(lo, hi, 2):
@@ -160,9 +167,9 @@ class TimePlots(QWidget):
         for index, _label in s.markers():
             x = self._x(t[index])
             p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-        xs = self._x(t)
+        xs = self._xs(t)
         for j, y in enumerate(ys):
-            py = y_of(y)
+            py = ys_of(y)
             color = PAD_COLORS[j] if len(ys) > 1 else "#2c3e50"
             p.setPen(QPen(QColor(color), 1.6))
             # One polyline per finite run (a NaN breaks the curve).

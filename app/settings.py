@@ -17,9 +17,12 @@ def settings() -> QSettings:
 def recent_files() -> list[str]:
     """Recently opened files, newest first."""
     value = settings().value("recent_files", [])
+    # QSettings gives a str for a one-element list on some back ends, None for an empty one.
     if isinstance(value, str):
         value = [value]
-    return [str(v) for v in (value or []) if v]
+    if not isinstance(value, list | tuple):
+        return []
+    return [str(v) for v in value if v]
 
 
 def add_recent_file(path: str | Path) -> list[str]:

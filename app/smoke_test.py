@@ -12,8 +12,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # Qt loads only when the smoke test runs
+    from PySide6.QtCore import QCoreApplication
 
 SMOKE_FRAMES = 6  # frames of the squeeze to stream: enough to prove the pipeline, fast
 
@@ -24,7 +28,9 @@ class SmokeFailure(Exception):
     pass
 
 
-def wait_until(app, predicate: Callable[[], bool], timeout_s: float, what: str) -> float:
+def wait_until(
+    app: QCoreApplication, predicate: Callable[[], bool], timeout_s: float, what: str
+) -> float:
     """Process events until `predicate()`; returns the wait in seconds or raises SmokeFailure."""
     start = time.perf_counter()
     while not predicate():
@@ -43,7 +49,9 @@ def _non_blank(img: np.ndarray) -> float:
     return 1.0 - counts.max() / len(keys)
 
 
-def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int | None) -> int:
+def run_smoke_test(
+    app: QCoreApplication, path: str | None, screenshot: str | None, workers: int | None
+) -> int:
     """Run the smoke test in `app`; returns the exit code (0 OK, 1 failed)."""
     from app.main_window import MainWindow
 
@@ -75,11 +83,15 @@ def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int |
         wait_until(app, lambda: bool(shown), 120, "a streamed frame on screen")
         first_frame_s = (window.sim.first_frame_at or 0) - (window.sim.submitted_at or 0)
         wait_until(app, lambda: not window.sim.is_running(), 180, "the run to finish")
-        rec = window.doc.run.trials[0]
+        run = window.doc.run
+        if run is None or not run.trials:
+            raise SmokeFailure("the run recorded no trial")
+        rec = run.trials[0]
         if not rec.frames:
             raise SmokeFailure(f"no frames arrived ({rec.status}: {rec.result})")
         if rec.status == "failed":
-            raise SmokeFailure(f"the trial failed: {rec.result.reason} {rec.result.error}")
+            reason = f"{rec.result.reason} {rec.result.error}" if rec.result else "no result"
+            raise SmokeFailure(f"the trial failed: {reason}")
         step = "rendering"
         img = window.viewport.screenshot()
         share = _non_blank(img)
@@ -116,7 +128,8 @@ def run_smoke_test(app, path: str | None, screenshot: str | None, workers: int |
         code = 1
     finally:
         if window is not None:
-            window.doc and setattr(window.doc, "dirty", False)
+            if window.doc is not None:
+                window.doc.dirty = False
             window.shutdown()
             window.deleteLater()
             app.processEvents()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.analytic.result import ModelResult
 from engine.io.session import TrialRecord
 
 RUN_COLUMNS = (
@@ -162,7 +163,7 @@ class PredictionsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table)
-        self.results: dict[str, object] = {}
+        self.results: dict[str, ModelResult] = {}
         self.request = 0
         self.stage = ""
         self.set_unavailable("waiting for the first analysis…")
@@ -186,7 +187,7 @@ class PredictionsPanel(QWidget):
         self.status.setText("updating…")
 
     def set_results(
-        self, request: int, results: list, error: str = "", stage: str = "robust"
+        self, request: int, results: list[ModelResult], error: str = "", stage: str = "robust"
     ) -> None:
         """Show the models' results of analysis request `request`."""
         self.request = request

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -37,7 +37,7 @@ class PhaseBar(QWidget):
         self.series = TrialSeries.empty()
         self.setFixedHeight(22)
 
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         p = QPainter(self)
         n = len(self.series)
         w = self.width() - 16  # the slider's groove is inset by about its handle

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.analytic.result import ModelResult
 from engine.grasp.frames import Frame, TrialResult
+from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import PlannedTrial
 from engine.scene.resting import RestingObject
@@ -69,7 +71,7 @@ class AnalysisJob:
 
     request: int
     obj: RestingObject | None  # None: same object as the previous job
-    grasp: object  # engine.grasp.grasp.Grasp
+    grasp: Grasp
     params: SimulationParams
     models: tuple[str, ...]
     samples: int
@@ -89,6 +91,6 @@ class GraspCheck:
 class Predictions:
     request: int
     available: bool
-    results: list  # engine ModelResult objects, or [] when unavailable
+    results: list[ModelResult]  # [] when unavailable
     error: str = ""
     stage: str = "nominal"  # "nominal" (fast, no samples) then "robust" (with samples)

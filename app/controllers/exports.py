@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from app.model import AppModel
+from app.model.pad_fields import Fields
 from app.video_export import VideoJob, even_size, render_video
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
@@ -164,10 +165,13 @@ class ExportController(QObject):
             )
             return False
         mode = self.viewport.color_mode
-        fields = None
+        fields: list[Fields] | None = None
         fmax = 1.0
         if mode != "none":
-            fields = [m.fields_for(rec, i, mode) for i in range(len(rec.frames))]
+            per_frame = [m.fields_for(rec, i, mode) for i in range(len(rec.frames))]
+            fields = [f for f in per_frame if f is not None]
+            if len(fields) != len(per_frame):  # no pad or no run parameters: plain colours
+                fields = None
             fmax = m.field_range(rec, mode)
         w, h = self.viewport.window_size()
         job = VideoJob(

@@ -6,7 +6,7 @@ import math
 import re
 
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QDoubleSpinBox
+from PySide6.QtWidgets import QDoubleSpinBox, QWidget
 
 _NUMBER = re.compile(r"^\s*[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 _PARTIAL = re.compile(r"^\s*[+]?(\d*\.?\d*)([eE][+-]?\d*)?\s*$")
@@ -15,7 +15,13 @@ _PARTIAL = re.compile(r"^\s*[+]?(\d*\.?\d*)([eE][+-]?\d*)?\s*$")
 class SciSpinBox(QDoubleSpinBox):
     """Positive values shown as 1.5e+08; each step multiplies by 10^(1/steps_per_decade)."""
 
-    def __init__(self, minimum: float, maximum: float, steps_per_decade: int = 10, parent=None):
+    def __init__(
+        self,
+        minimum: float,
+        maximum: float,
+        steps_per_decade: int = 10,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self._steps = steps_per_decade
         self.setDecimals(300)  # QDoubleSpinBox rounds to `decimals`; keep tiny values intact
@@ -31,7 +37,7 @@ class SciSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int):  # Qt override
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:  # Qt override
         if _NUMBER.match(text):
             value = float(text)
             if self.minimum() <= value <= self.maximum():

@@ -18,7 +18,12 @@ pytest.importorskip("pyvistaqt")
 
 
 # Model, controller and worker tests that need no QApplication and no display.
-HEADLESS = {"test_model_app.py", "test_controllers_headless.py", "test_workers.py"}
+HEADLESS = {
+    "test_model_app.py",
+    "test_controllers_headless.py",
+    "test_workers.py",
+    "test_settings.py",
+}
 
 
 def pytest_collection_modifyitems(config, items):
