@@ -1,4 +1,4 @@
-"""Batch tasks: one IPC trial, or one analytic model's robustness over perturbation samples.
+"""Batch tasks: one IPC or MuJoCo trial, or one analytic model's robustness over samples.
 
 A task is plain picklable data (it travels to spawn workers and Ray workers); `run_task` turns
 it into one result row and never raises: a failure becomes a row with status 'error' and why.
@@ -8,6 +8,10 @@ same list is used by every model (IPC trial k is trial k of the grasp's trial pl
 engine.grasp.trials.plan_trials with that seed: the nominal pose when N = 1, else
 sample_perturbations(N, grasp_seed)[k]; the analytic models get `samples` perturbations from the
 same seed), so model comparisons are paired.
+
+The MuJoCo baseline (engine.mujoco_baseline) is a trial model like IPC: one task per trial k of
+the same plan, so its rows pair with IPC's trial by trial (same pose, same perturbation columns)
+and `evaluate` reduces both the same way (mean success over a grasp's trials).
 
 Task keys include the engine build (engine.version.build_id), so rows of other solver code are
 never taken for this code's results.
@@ -39,6 +43,7 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
+from engine.mujoco_baseline.params import MujocoParams
 from engine.version import build_id
 
 if TYPE_CHECKING:
@@ -51,7 +56,9 @@ log = logging.getLogger(__name__)
 
 IPC = "ipc"
 ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
-MODELS = (IPC, *ANALYTIC_MODELS)
+MUJOCO = "mujoco"
+TRIAL_MODELS = (IPC, MUJOCO)  # one task per planned trial, rows reduced by mean success
+MODELS = (IPC, *ANALYTIC_MODELS, MUJOCO)
 NOMINAL_ONLY_MODELS = ("6dls",)  # too slow for robustness sampling: not offered in batches
 
 STATUS_OK = "ok"
@@ -140,6 +147,7 @@ class BatchConfig:
     samples: int = 100
     params: SimulationParams = field(default_factory=SimulationParams)
     analytic_mu: float | None = None  # friction of the analytic models; None: params.mu
+    mujoco: MujocoParams = field(default_factory=MujocoParams)  # the MuJoCo baseline's own
 
 
 @dataclass(frozen=True)
@@ -193,10 +201,13 @@ def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -
         "translation_sigma_m": config.spec.translation_sigma_m,
         "rotation_sigma_rad": config.spec.rotation_sigma_rad,
     }
-    if model == IPC:
+    if model in TRIAL_MODELS:
         # N = 1 runs the nominal pose, N >= 2 perturbed ones (engine.grasp.trials).
         pose = "nominal" if config.spec.n_trials == 1 else "perturbed"
-        return {**common, "pose": pose, "params": params.to_dict()}
+        settings = {**common, "pose": pose, "params": params.to_dict()}
+        if model == MUJOCO:
+            settings["mujoco"] = config.mujoco.to_dict()
+        return settings
     mu = params.mu if config.analytic_mu is None else config.analytic_mu
     return {**common, "mu": mu, "pad": params.pad, "samples": config.samples}
 
@@ -208,9 +219,9 @@ def make_tasks(
 
     `overrides` (e.g. a grid cell's E and mu) win over both the batch and the row parameters.
     """
-    if IPC in config.models:
+    if any(m in TRIAL_MODELS for m in config.models):
         config.spec.validate()
-    if config.samples < 1 and any(m != IPC for m in config.models):
+    if config.samples < 1 and any(m not in TRIAL_MODELS for m in config.models):
         raise ParameterError(f"--samples must be >= 1 (got {config.samples})")
     # Field name -> value: SimulationParams fields of mixed types, hence Any.
     batch_fields: dict[str, Any] = dict(overrides or {})
@@ -225,7 +236,7 @@ def make_tasks(
         for model in config.models:
             settings = _model_settings(model, params, config)
             config_id = _digest(_model_settings(model, batch_params, config), 8)
-            trials = range(config.spec.n_trials) if model == IPC else [-1]
+            trials = range(config.spec.n_trials) if model in TRIAL_MODELS else [-1]
             for trial in trials:
                 key = _digest({"grasp": spec.identity(), "trial": trial, **settings})
                 tasks.append(
@@ -308,7 +319,7 @@ def base_row(task: Task) -> dict[str, object]:
             "grasp_seed": task.grasp_seed,
             "translation_sigma": cfg.spec.translation_sigma_m,
             "rotation_sigma": cfg.spec.rotation_sigma_rad,
-            "samples": cfg.samples if task.model != IPC else "",
+            "samples": cfg.samples if task.model not in TRIAL_MODELS else "",
             "grasps_file": task.grasps_file,
             "grasps_sha256": task.grasps_sha256,
             "source_row": spec.source_row,
@@ -349,6 +360,22 @@ def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Gras
         p,
         pad=_pad(p.pad, p.pad_edge_length_m, p.pad_layers),
     )
+    data = result.as_json()
+    row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
+    row["success"] = bool(result.success)
+    row["robustness"] = 1.0 if result.success else 0.0
+    row["reason"] = result.reason
+    row["error"] = _clean(result.error)
+    row["wall_time_s"] = result.wall_time_s
+
+
+def _run_mujoco(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
+    """Trial k of the grasp's plan in the MuJoCo baseline (the IPC task's pose and row columns)."""
+    from engine.mujoco_baseline.simulation import run_mujoco_trial
+
+    plan = dataclasses.replace(task.config.spec, seed=task.grasp_seed)
+    trial = planned_trial(grasp, plan, task.trial)
+    result = run_mujoco_trial(obj, trial, task.params, task.config.mujoco)
     data = result.as_json()
     row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
     row["success"] = bool(result.success)
@@ -402,6 +429,8 @@ def run_task(task: Task) -> dict[str, object]:
         _describe_scene(row, obj, mesh, grasp)
         if task.model == IPC:
             _run_ipc(task, row, obj, grasp)
+        elif task.model == MUJOCO:
+            _run_mujoco(task, row, obj, grasp)
         else:
             _run_analytic(task, row, obj, grasp)
         row["status"] = STATUS_OK

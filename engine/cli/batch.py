@@ -15,6 +15,7 @@ from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_mode
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
+from engine.mujoco_baseline.params import MujocoParams
 from engine.version import build_id
 
 
@@ -43,6 +44,7 @@ def add_batch_arguments(
         SimulationParams,
         exclude=exclude,
     )
+    schema.add_arguments(p.add_argument_group("MuJoCo baseline (--models mujoco)"), MujocoParams)
     p.add_argument("--mesh-dir", help="folder of REACH meshes <obj>.obj (default: the JSON's)")
     p.add_argument("--mass", type=float, help="object mass in kg for rows that give none")
     p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="unit of CSV mesh files")
@@ -106,6 +108,7 @@ def config_from_args(
         samples=args.samples,
         params=params,
         analytic_mu=getattr(args, "analytic_mu", None),
+        mujoco=schema.from_args(MujocoParams, args),
     )
 
 

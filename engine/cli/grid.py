@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from engine.batch.results_store import read_results
-from engine.batch.tasks import IPC, STATUS_OK, Task, make_tasks
+from engine.batch.tasks import IPC, STATUS_OK, TRIAL_MODELS, Task, make_tasks
 from engine.cli.batch import (
     add_batch_arguments,
     config_from_args,
@@ -40,6 +40,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mu", dest="mu_values", default="0.3,0.4,0.5,0.6", help="comma-separated")
     p.add_argument(
         "--labels", action="append", required=True, help="physical outcomes (REACH JSON)"
+    )
+    p.add_argument(
+        "--model",
+        choices=TRIAL_MODELS,
+        default=IPC,
+        help="the simulator swept: IPC, or the MuJoCo rigid-pad baseline",
     )
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument(
@@ -83,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
     table = load_table(args)
     params = params_from_args(args, youngs_modulus_pa=e_values[0], mu=mu_values[0])
-    config = config_from_args(args, (IPC,), params)
+    model = getattr(args, "model", IPC)
+    config = config_from_args(args, (model,), params)
     cell_tasks: dict[tuple[float, float], list[Task]] = {}
     for e in e_values:
         for mu in mu_values:
@@ -98,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         interrupted = summary.interrupted
     if not results.is_file():
         raise ParameterError(f"{results} does not exist yet: run the grid without --evaluate-only")
-    write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding)
+    write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding, model)
     return 130 if interrupted else 0
 
 
@@ -110,11 +117,13 @@ def write_outputs(
     e_values: list[float],
     mu_values: list[float],
     paper_rounding: bool,
+    model: str = IPC,
 ) -> None:
-    """Score the finished IPC rows of `results` per (E, mu) cell; write grid.md/.json, heat map."""
+    """Score the finished rows of `model` in `results` per (E, mu) cell; write grid.md/.json,
+    heat map."""
     rows = read_results([results])
     configs = {t.config_id for ts in cell_tasks.values() for t in ts}
-    rows = [r for r in rows if r.get("model") == IPC and r.get("config") in configs]
+    rows = [r for r in rows if r.get("model") == model and r.get("config") in configs]
     finished = {r["task_key"] for r in rows}
     ok = {r["task_key"] for r in rows if r.get("status") == STATUS_OK}
     complete: dict[tuple[float, float], int] = {}
@@ -125,10 +134,17 @@ def write_outputs(
         complete[cell] = sum(all(k in finished for k in keys) for keys in per_grasp.values())
     n_grasps = len({t.grasp.grasp_id for ts in cell_tasks.values() for t in ts})
     cells = grid_cells(
-        predictions_from_rows(rows), labels, e_values, mu_values, n_grasps, complete, paper_rounding
+        predictions_from_rows(rows),
+        labels,
+        e_values,
+        mu_values,
+        n_grasps,
+        complete,
+        paper_rounding,
+        model=model,
     )
     note = (
-        f"IPC model, {len(ok)} finished trials in {results.name}; {n_grasps} grasps per cell. "
+        f"{'IPC' if model == IPC else 'MuJoCo'} model, {len(ok)} finished trials in {results.name}; {n_grasps} grasps per cell. "
         "Scores as `ipcgrasp evaluate` (paper's AP/AR/F1). (k/N grasps): cell not finished yet; bold: best."
     )
     text = "\n".join(

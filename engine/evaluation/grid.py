@@ -41,8 +41,9 @@ def grid_cells(
     expected_grasps: int,
     complete_grasps: dict[tuple[float, float], int] | None = None,
     paper_rounding: bool = False,
+    model: str = IPC,
 ) -> list[list[GridCell]]:
-    """cells[i][j] for E = e_values[i], mu = mu_values[j], from the IPC predictions."""
+    """cells[i][j] for E = e_values[i], mu = mu_values[j], from `model`'s predictions."""
     cells = []
     for e in e_values:
         row = []
@@ -50,7 +51,7 @@ def grid_cells(
             match = [
                 p
                 for p in predictions
-                if p.model == IPC
+                if p.model == model
                 and _close(_num(p.settings.get("E")), e)
                 and _close(_num(p.settings.get("mu")), mu)
             ]

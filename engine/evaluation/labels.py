@@ -4,8 +4,8 @@ Labels: a REACH-format JSON (records with obj, attempt, trial, result; grasp id 
 as `ipcgrasp batch` names REACH grasps) or a CSV with columns grasp_id and result (one row per
 physical trial; result true/false/1/0) or grasp_id, successes, trials.
 
-Predictions: per (model, config) and grasp, the predicted robustness. IPC: the mean success of
-the grasp's trial rows with status 'ok' (a solver failure inside a trial is a failed trial, as in
+Predictions: per (model, config) and grasp, the predicted robustness. IPC and MuJoCo (the trial
+models): the mean success of the grasp's trial rows with status 'ok' (a solver failure inside a trial is a failed trial, as in
 run_trials). Analytic models: the row's robustness. A grasp whose rows are all errors is predicted
 0, as the paper's script did for grasps without output, and reported.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.batch.grasp_table import GraspTableError, load_reach_records
-from engine.batch.tasks import IPC, STATUS_OK
+from engine.batch.tasks import STATUS_OK, TRIAL_MODELS
 from engine.errors import ParameterError
 
 _TRUE = {"1", "true", "yes", "y", "t", "success"}
@@ -183,7 +183,7 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 pred.robustness[gid] = 0.0
                 pred.failed_grasps.append(gid)
                 continue
-            if model == IPC:
+            if model in TRIAL_MODELS:
                 wins = [r.get("success", "").strip().lower() == "true" for r in ok]
                 pred.robustness[gid] = sum(wins) / len(wins)
             else:
@@ -194,7 +194,7 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 else:
                     pred.robustness[gid] = min(1.0, max(0.0, q))
         out.append(pred)
-    order = {m: i for i, m in enumerate(("ipc", "soft_point", "reach", "6dfc", "exact"))}
+    order = {m: i for i, m in enumerate(("ipc", "soft_point", "reach", "6dfc", "exact", "mujoco"))}
     out.sort(key=lambda p: (order.get(p.model, 99), p.model, _sort_settings(p.settings)))
     return out
 
