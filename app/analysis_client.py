@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.analysis_worker import ANALYTIC_MODELS, analysis_main
+from app.analysis_worker import PREDICTION_MODELS, analysis_main
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
@@ -33,7 +33,7 @@ class AnalysisClient(QObject):
         self,
         parent: QObject | None = None,
         check: bool = True,
-        models: tuple[str, ...] = ANALYTIC_MODELS,
+        models: tuple[str, ...] = PREDICTION_MODELS,
         name: str = "ipcgrasp-analysis",
     ) -> None:
         super().__init__(parent)

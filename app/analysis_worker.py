@@ -18,6 +18,7 @@ from engine.scene.resting import RestingObject
 log = logging.getLogger(__name__)
 
 ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
+PREDICTION_MODELS = (*ANALYTIC_MODELS, "mujoco")  # the MuJoCo baseline: app/mujoco_prediction.py
 
 
 def analytic_params_for(params: Any, closing_force_n: float) -> Any:
@@ -97,8 +98,32 @@ def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> N
         for stage, samples in stages:
             if stage == "robust" and not inbox.empty():
                 return  # the user has moved on; answer the newer request instead
-            results = analyze_grasp(obj, job.grasp, aparams, list(job.models), samples, job.seed)
-            outbox.put(Predictions(job.request, True, list(results), stage=stage))
+            analytic = [m for m in job.models if m in ANALYTIC_MODELS]
+            results = (
+                list(analyze_grasp(obj, job.grasp, aparams, analytic, samples, job.seed))
+                if analytic
+                else []
+            )
+            if "mujoco" in job.models:
+                results.append(_mujoco(job, obj, samples))
+            outbox.put(Predictions(job.request, True, results, stage=stage))
     except Exception as exc:
         log.exception("analytic predictions failed for request %d", job.request)
         outbox.put(Predictions(job.request, True, [], f"{type(exc).__name__}: {exc}"))
+
+
+def _mujoco(job: AnalysisJob, obj: RestingObject, samples: int) -> Any:
+    """The MuJoCo baseline's row (a failed row naming the extra when mujoco is missing)."""
+    from engine.analytic.result import ModelResult
+
+    try:
+        from app.mujoco_prediction import mujoco_prediction
+        from engine.grasp.simulation import build_pad
+
+        pad = build_pad(job.params).vertices
+        return mujoco_prediction(obj, job.grasp, job.params, samples, job.seed, pad)
+    except ImportError as exc:
+        return ModelResult("mujoco", False, float("nan"), reason=f"not available: {exc}")
+    except Exception as exc:
+        log.info("MuJoCo baseline failed for request %d: %s", job.request, exc)
+        return ModelResult("mujoco", False, float("nan"), reason=str(exc))

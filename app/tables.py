@@ -33,7 +33,13 @@ RUN_COLUMNS = (
     "frames",
     "time (s)",
 )
-MODEL_NAMES = {"soft_point": "Soft point", "reach": "REACH", "6dfc": "6DFC", "exact": "Exact area"}
+MODEL_NAMES = {
+    "soft_point": "Soft point",
+    "reach": "REACH",
+    "6dfc": "6DFC",
+    "exact": "Exact area",
+    "mujoco": "MuJoCo (rigid pads)",
+}
 STATUS_COLORS = {
     "done": None,
     "failed": "#fdecea",

@@ -32,6 +32,9 @@ class AnalysisController(QObject):
         model.grasp_changed.connect(self.request)
         checker.grasp_checked.connect(self.on_grasp_checked)
         analysis.predictions_ready.connect(self.on_predictions)
+        table = getattr(panel, "table", None)
+        if table is not None:  # double-click the MuJoCo row: play its run on the timeline
+            table.cellDoubleClicked.connect(lambda row, _col: self.play_model_run(row))
 
     def request(self) -> None:
         """Ask both processes about the current grasp (debounced there)."""
@@ -59,3 +62,14 @@ class AnalysisController(QObject):
         else:
             self.panel.set_results(request, msg.results, msg.error, msg.stage)
         self.predictions_shown.emit(request)
+
+    def play_model_run(self, row: int | None = None) -> bool:
+        """Play the MuJoCo baseline's nominal trial on the timeline (row: the table row
+        clicked; only the MuJoCo row has a run). False when there is none yet."""
+        from app.mujoco_playback import load_mujoco_run
+        from app.tables import MODEL_NAMES
+
+        if row is not None and list(MODEL_NAMES)[row] != "mujoco":
+            return False
+        result = self.panel.results.get("mujoco")
+        return result is not None and load_mujoco_run(self.model, result)
