@@ -24,7 +24,8 @@ CHILD = r"""
 import json, sys, time
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.grasp.simulation import build_pad
+from engine.grasp.trials import TrialSpec, plan_trials, run_trial
 from engine.scene.object_mesh import builtin_cube, BUILTIN_CUBE_MASS_KG
 from engine.scene.resting import rest_object
 n = int(sys.argv[1])
@@ -33,8 +34,8 @@ t0 = time.perf_counter()
 obj = rest_object(builtin_cube(target_vertices=n), 0, mass_kg=BUILTIN_CUBE_MASS_KG)
 pad = build_pad(params)
 grasp = default_grasp(obj, pad.outline)
-sim = GraspSimulation(obj, grasp.pose(), params, pad=pad)
-r = sim.run()
+(nominal,) = plan_trials(grasp, TrialSpec(n_trials=1))
+r = run_trial(obj, nominal, params, pad=pad)
 print(json.dumps({"vertices": len(obj.vertices), "success": r.success, "reason": r.reason,
                   "trial_s": r.wall_time_s, "total_s": time.perf_counter() - t0,
                   "newton": r.newton_iterations, "frames": r.frames, "rollbacks": r.rollbacks,

@@ -266,11 +266,19 @@ def add_arguments(
     for d in declared(cls):
         if d.spec.flag is None or d.name in skip:
             continue
-        default = (defaults or {}).get(d.name, d.default)
-        help_text = d.spec.help  # the unit is the flag's metavar
-        if d.optional and d.spec.none_means:
-            help_text += f"; default: {d.spec.none_means}"
-        kwargs: dict[str, Any] = {"dest": d.name, "default": default, "help": help_text}
+        overridden = defaults is not None and d.name in defaults
+        default = defaults[d.name] if defaults is not None and overridden else d.default
+        help_text = d.spec.help.replace("%", "%%")  # the unit is the flag's metavar
+        shown = d.spec.none_means if default is None and d.spec.none_means else default
+        if not overridden:  # argparse's formatter adds the others' default itself
+            help_text += f" (default: {str(shown).replace('%', '%%')})"
+        # A flag that is not given leaves no attribute (SUPPRESS), so from_args knows what the
+        # user chose; a command's own default counts as given.
+        kwargs: dict[str, Any] = {
+            "dest": d.name,
+            "default": default if overridden else argparse.SUPPRESS,
+            "help": help_text,
+        }
         if d.kind is bool:
             kwargs["action"] = argparse.BooleanOptionalAction
         else:
@@ -286,10 +294,15 @@ def add_arguments(
 
 
 def from_args(cls: type[T], args: argparse.Namespace, **overrides: Any) -> T:
-    """An instance of `cls` from parsed flags (fields without a flag keep their defaults)."""
+    """An instance of `cls` from the flags the user gave (and `overrides`), validated.
+
+    Fields without a given flag keep their defaults; a class with a `from_values` constructor
+    (SimulationParams: the gripper preset fills what was not given) builds it that way.
+    """
     kwargs = {d.name: getattr(args, d.name) for d in declared(cls) if hasattr(args, d.name)}
     kwargs.update(overrides)
-    obj = cls(**kwargs)
+    build = getattr(cls, "from_values", None)
+    obj = build(**kwargs) if callable(build) else cls(**kwargs)
     validate = getattr(obj, "validate", None)
     if callable(validate):
         validate()

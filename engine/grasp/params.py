@@ -6,12 +6,16 @@ parameter dock, CSV columns, session I/O).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from engine.constants import GRAVITY_M_S2 as GRAVITY_M_S2  # re-exported for old imports
 from engine.errors import ParameterError
 from engine.gripper.pad_geometry import PAD_PRESETS
+from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS, GripperPreset, gripper_preset
 from engine.schema import ParamSpec, check_fields, param, to_dict
+
+HOLD_MODES = ("force", "position")
 
 _ADV = ParamSpec(unit="", help="", group="advanced")
 _SOLVER = ParamSpec(unit="", help="", group="solver", widget="none")
@@ -21,11 +25,51 @@ _SOLVER = ParamSpec(unit="", help="", group="solver", widget="none")
 class SimulationParams:
     """Everything that defines one squeeze-lift simulation besides the scene and the grasp.
 
-    Squeeze stop: both pad strain energies reach `psi_th_j` (J) and agree within
-    `psi_balance_tol`, unless `squeeze_force_n` is set, in which case both pads' contact
-    normal forces reach that value (N) instead.
+    Squeeze stop (`squeeze_stop()`): both pads' contact normal forces reach `squeeze_force_n`
+    (N) if it is set; else both pad strain energies reach `psi_th_j` (J) and agree within
+    `psi_balance_tol`, if it is set; else the forces reach the gripper's grip force. After the
+    squeeze the jaws keep pressing with the force reached (`hold="force"`) or keep their
+    separation (`hold="position"`, IPC-GraspSim).
+
+    `SimulationParams()` is the default gripper (the YuMi); `for_gripper(name, ...)` another.
     """
 
+    gripper: str = param(
+        DEFAULT_GRIPPER,
+        unit="",
+        help="gripper hardware (engine/gripper/presets.py): sets the opening, closing speed, "
+        "pad, finger mass and the grip force the squeeze stops at unless --psi-th or "
+        "--squeeze-force is given; flags given explicitly win",
+        choices=tuple(GRIPPERS),
+        flag="--gripper",
+        label="Gripper",
+        widget="combo",
+        group="gripper",
+    )
+    hold: str = param(
+        "force",
+        unit="",
+        help="after the squeeze: 'force' keeps pressing with the grip force reached, as "
+        "force-controlled grippers do; 'position' freezes the plates' separation (IPC-GraspSim)",
+        choices=HOLD_MODES,
+        flag="--hold",
+        label="Hold",
+        widget="combo",
+        group="gripper",
+    )
+    finger_mass_kg: float = param(
+        0.02,
+        unit="kg",
+        help="moving mass of each finger: the inertia of the force-controlled closing",
+        low=1e-4,
+        high=10.0,
+        flag="--finger-mass",
+        label="Finger mass",
+        display_unit="g",
+        display_scale=1e-3,
+        step=5.0,
+        decimals=0,
+    )
     youngs_modulus_pa: float = param(
         1e8,
         unit="Pa",
@@ -84,8 +128,8 @@ class SimulationParams:
         none_means="same as μ",
         step=0.05,
     )
-    psi_th_j: float = param(
-        1e-9,
+    psi_th_j: float | None = param(
+        None,
         unit="J",
         help="squeeze stop: strain energy of each pad that ends the squeeze (IPC-GraspSim's Psi_th)",
         low=1e-15,
@@ -94,6 +138,7 @@ class SimulationParams:
         label="Ψ_th",
         widget="log",
         group="stop",
+        none_means="stop at the gripper's grip force (the Psi reached is reported)",
     )
     squeeze_force_n: float | None = param(
         None,
@@ -106,7 +151,7 @@ class SimulationParams:
         label="Closing force",
         group="stop",
         widget="optional",
-        none_means="stop on Psi_th",
+        none_means="Psi_th if given, else the gripper's grip force",
         step=0.1,
     )
     psi_balance_tol: float = param(
@@ -164,7 +209,7 @@ class SimulationParams:
         0.050,
         _SOLVER,
         unit="m",
-        help="distance between the pads' contact faces when open (YuMi: 50 mm)",
+        help="distance between the pads' contact faces when open (the gripper's stroke; YuMi 50 mm)",
         low=0.0,
         low_inclusive=False,
         high=0.5,
@@ -196,10 +241,10 @@ class SimulationParams:
         decimals=1,
     )
     closing_speed_m_s: float = param(
-        0.1,
+        0.025,
         _ADV,
         unit="m/s",
-        help="maximum speed of each plate while closing",
+        help="maximum speed of each plate while closing (YuMi: 25 mm/s)",
         low=0.0,
         low_inclusive=False,
         high=1.0,
@@ -326,9 +371,62 @@ class SimulationParams:
         flag="--max-steps",
     )
 
+    @classmethod
+    def for_gripper(cls, gripper: str = DEFAULT_GRIPPER, **given: Any) -> SimulationParams:
+        """The parameters of a gripper preset, with `given` fields winning (validated)."""
+        preset = gripper_preset(gripper)
+        base = cls(
+            gripper=preset.name,
+            open_width_m=preset.stroke_m,
+            closing_speed_m_s=preset.closing_speed_m_s,
+            pad=preset.pad,
+            finger_mass_kg=preset.finger_mass_kg,
+        )
+        return replace(base, **given).validate()
+
+    @classmethod
+    def from_values(cls, **given: Any) -> SimulationParams:
+        """Parameters from explicitly given values: the gripper's preset fills the rest."""
+        return cls.for_gripper(given.pop("gripper", DEFAULT_GRIPPER), **given)
+
+    def with_gripper(self, gripper: str) -> SimulationParams:
+        """These parameters on another gripper: its stroke, speed, pad and finger mass; a force
+        stop outside its range falls back to its grip force."""
+        preset = gripper_preset(gripper)
+        force = self.squeeze_force_n
+        if force is not None and not preset.force_min_n <= force <= preset.force_max_n:
+            force = None
+        return replace(
+            self,
+            gripper=preset.name,
+            open_width_m=preset.stroke_m,
+            closing_speed_m_s=preset.closing_speed_m_s,
+            pad=preset.pad,
+            finger_mass_kg=preset.finger_mass_kg,
+            squeeze_force_n=force,
+        ).validate()
+
+    @property
+    def preset(self) -> GripperPreset:
+        """The gripper hardware these parameters simulate."""
+        return gripper_preset(self.gripper)
+
+    def squeeze_stop(self) -> tuple[str, float]:
+        """("force", N per pad) or ("psi", J): what ends the squeeze.
+
+        A force given wins; else Psi_th if given; else the gripper's grip force.
+        """
+        if self.squeeze_force_n is not None:
+            return "force", self.squeeze_force_n
+        if self.psi_th_j is not None:
+            return "psi", self.psi_th_j
+        return "force", self.preset.force_max_n
+
     def validate(self) -> SimulationParams:
         """Raise ParameterError naming the first bad field and its valid range; return self."""
         check_fields(self)
+        if self.squeeze_force_n is not None:
+            self.preset.check_force(self.squeeze_force_n)
         if self.dhat_m > 0.05 * self.open_width_m:
             raise ParameterError(
                 f"dhat_m={self.dhat_m} m is too large for a {self.open_width_m} m opening; use ~1e-4 m"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +40,9 @@ from engine.ipc.contact_metrics import (
 )
 from engine.ipc.newton import newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
+from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
+from engine.ipc.terms import ActuatorTerm
 from engine.scene.resting import RestingObject
 
 
@@ -61,6 +63,7 @@ class _State:
     lift_m: float
     kappa: float
     collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
+    closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
@@ -130,6 +133,8 @@ class GraspSimulation:
         self.result.perturbation = dict(perturbation or {})
         self._state = _State(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
         self._frame_index = 0
+        self._reduction: Reduction | None = None
+        self._hold_force_n = 0.0
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
@@ -204,10 +209,16 @@ class GraspSimulation:
         return self._glued_rest + travel * self._close_dir[s.fixed] + lift * self._lift_dir[s.fixed]
 
     def _step(
-        self, d_travel: float, d_lift: float, object_shift: np.ndarray | None = None
+        self,
+        d_travel: float,
+        d_lift: float,
+        object_shift: np.ndarray | None = None,
+        hold_force_n: float | None = None,
     ) -> tuple[_State, int]:
         """Advance one time step with the plates moved by (d_travel, d_lift).
 
+        With `hold_force_n`, the plates' closing is not prescribed: the actuator pushes each
+        jaw with that force and the solve finds how far they close (d_travel must be 0).
         The initial guess translates each pad rigidly with its plate (and the object by
         `object_shift`, dropped if that would collide); it must be intersection-free.
         """
@@ -232,20 +243,39 @@ class GraspSimulation:
             if not self._valid_start(x0, guess):
                 raise _StepBlocked(float(alpha))
         guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
-        potential = self._potential(st)
+        actuator = None
+        if hold_force_n is not None:
+            # The guess's glued vertices are the reference of the closing coordinate (s = 0).
+            actuator = ActuatorTerm(
+                self._force_reduction(),
+                guess.copy(),
+                hold_force_n,
+                p.finger_mass_kg,
+                st.closing_speed_m_s,
+                p.time_step_s,
+            )
+        potential = self._potential(st, actuator)
         res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations)
+        closed = d_travel if actuator is None else actuator.travel(res.u)
         new = _State(
             res.u,
             (res.u - st.u) / p.time_step_s,
             st.time_s + p.time_step_s,
-            st.travel_m + d_travel,
+            st.travel_m + closed,
             st.lift_m + d_lift,
             potential.kappa,
             potential.collisions,
+            closed / p.time_step_s,
         )
         return new, res.iterations
 
-    def _potential(self, st: _State) -> IncrementalPotential:
+    def _force_reduction(self) -> Reduction:
+        """The unknowns of force-driven plates (built once per trial)."""
+        if self._reduction is None:
+            self._reduction = Reduction(self.system, self._close_dir)
+        return self._reduction
+
+    def _potential(self, st: _State, actuator: ActuatorTerm | None = None) -> IncrementalPotential:
         """The incremental potential of the time step that starts at `st`."""
         p = self.params
         return IncrementalPotential(
@@ -260,6 +290,7 @@ class GraspSimulation:
             p.ground_mu,
             p.eps_v_m_s,
             st.collisions,
+            actuator,
         )
 
     def _valid_start(self, x0: np.ndarray, guess: np.ndarray) -> bool:
@@ -336,16 +367,6 @@ class GraspSimulation:
         finally:
             self.result.wall_time_s = time.perf_counter() - t0
 
-    def run(self, on_frame: Callable[[Frame], bool | None] | None = None) -> TrialResult:
-        """Run to the end; `on_frame` may return True to cancel."""
-        gen = self.frames()
-        for frame in gen:
-            if on_frame is not None and on_frame(frame):
-                gen.close()
-                self.result.reason = "cancelled"
-                break
-        return self.result
-
     def _run(self) -> Generator[Frame, None, None]:
         p, r = self.params, self.result
         summary = yield from self._squeeze()
@@ -354,6 +375,8 @@ class GraspSimulation:
         psi = self._pad_energies(self._state.u)
         r.psi1_j, r.psi2_j = psi
         r.grip_force1_n, r.grip_force2_n = summary.grip_force_n
+        # A force-controlled gripper keeps pressing with the force it has reached.
+        self._hold_force_n = max(0.5 * (summary.grip_force_n[0] + summary.grip_force_n[1]), 0.0)
         if summary.pad_object[0] == 0 or summary.pad_object[1] == 0:
             missing = 1 if summary.pad_object[0] == 0 else 2
             r.reason = f"pad {missing} does not touch the object at the end of the squeeze"
@@ -380,8 +403,8 @@ class GraspSimulation:
     def _squeeze(self) -> Generator[Frame, None, ContactSummary | None]:
         """Close until the stop quantity is in [th, (1+overshoot) th]; returns the last summary."""
         p, r = self.params, self.result
-        use_force = p.squeeze_force_n is not None
-        threshold = p.squeeze_force_n if p.squeeze_force_n is not None else p.psi_th_j
+        stop, threshold = p.squeeze_stop()
+        use_force = stop == "force"
         upper = threshold * (1.0 + p.threshold_overshoot)
         target = threshold * math.sqrt(1.0 + p.threshold_overshoot)
         delta_max = p.closing_speed_m_s * p.time_step_s
@@ -516,18 +539,21 @@ class GraspSimulation:
         z0 = summary.object_min_z_m
         phase = "lift"
         hold_steps = round(p.hold_time_s / p.time_step_s)
+        force = self._hold_force_n if p.hold == "force" else None
         for _ in range(p.max_steps):
             st = self._state
             if phase == "lift":
                 d = min(self._lift_increment(st.time_s - t_start), max_lift - st.lift_m)
                 try:
-                    new, its = self._step(0.0, d, object_shift=np.array([0.0, 0.0, d]))
+                    new, its = self._step(
+                        0.0, d, object_shift=np.array([0.0, 0.0, d]), hold_force_n=force
+                    )
                 except _StepBlocked as blocked:
                     # Rare: the rigid guess touches something; take a shorter step this once.
                     d = max(0.5 * blocked.alpha * d, 1e-6)
-                    new, its = self._step(0.0, d)
+                    new, its = self._step(0.0, d, hold_force_n=force)
             else:
-                new, its = self._step(0.0, 0.0)
+                new, its = self._step(0.0, 0.0, hold_force_n=force)
             self._state = new
             frame, summary = self._frame(new, phase, its)
             yield frame

@@ -16,8 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
-from engine.ipc.terms import ContactTerm, InternalTerm
+from engine.ipc.terms import ActuatorTerm, ContactTerm, InternalTerm
 
 # ipctk caps the barrier stiffness at 100x its mass-based minimum. A 20 N squeeze that ends on a
 # few pad-edge contacts of a 3 g object needs more: at that cap a contact pair sat ~2e-11 m
@@ -29,7 +30,9 @@ KAPPA_MAX_FACTOR = 1e3
 
 
 class IncrementalPotential:
-    """The objective of one time step over the free DOFs: internal + contact terms."""
+    """The objective of one time step over the reduced unknowns: internal + contact (+ actuator)
+    terms. Position-driven plates: the free DOFs; force-driven plates: also the closing
+    coordinate, pushed by the actuator term (engine.ipc.reduction)."""
 
     def __init__(
         self,
@@ -44,11 +47,14 @@ class IncrementalPotential:
         mu_ground: float,
         eps_v: float,
         collisions_prev: ipc.NormalCollisions | None = None,
+        actuator: ActuatorTerm | None = None,
     ) -> None:
         self.system = system
         self.h = h
         self.dhat = dhat
-        self.internal = InternalTerm(system, u_prev, v_prev, h)
+        self.actuator = actuator
+        self.reduction = actuator.reduction if actuator is not None else Reduction(system)
+        self.internal = InternalTerm(system, u_prev, v_prev, h, self.reduction)
         self.contact = ContactTerm(
             system, u_prev, h, kappa, kappa_max, dhat, mu, mu_ground, eps_v, collisions_prev
         )
@@ -63,26 +69,23 @@ class IncrementalPotential:
         return self.contact.accept(u)
 
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray:
-        """u with its free DOFs moved by alpha du_free."""
-        out = u.copy()
-        out[self.system.free] += alpha * du_free
-        return out
-
-    def _full(self, du_free: np.ndarray) -> np.ndarray:
-        full = np.zeros(self.system.ndof)
-        full[self.system.free] = du_free
-        return full
+        """u moved by alpha times the reduced step."""
+        if self.actuator is None:
+            out = u.copy()
+            out[self.system.free] += alpha * du_free
+            return out
+        return u + alpha * self.reduction.expand(du_free)
 
     def step_norm(self, du_free: np.ndarray) -> float:
-        """Largest displacement (m) any simulated vertex would make under the free-DOF step."""
+        """Largest displacement (m) any simulated vertex would make under the reduced step."""
         s = self.system
-        dx = (s.jacobian_free @ du_free).reshape(-1, 3)
-        pad_dx = self._full(du_free)[: s.obj_dof.start].reshape(-1, 3)
+        dx = (self.reduction.jacobian @ du_free).reshape(-1, 3)
+        pad_dx = self.reduction.expand(du_free)[: s.obj_dof.start].reshape(-1, 3)
         return float(max(np.sqrt((dx * dx).sum(1)).max(), np.sqrt((pad_dx * pad_dx).sum(1)).max()))
 
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float:
         """Largest step fraction in [0, 1] that every term allows (CCD for contact)."""
-        du = self._full(du_free)
+        du = self.reduction.expand(du_free)
         return min(self.internal.max_step(u, du), self.contact.max_step(u, du))
 
     # --- energy and derivatives ---------------------------------------------------------------
@@ -91,12 +94,17 @@ class IncrementalPotential:
         e = self.internal.value(u)
         if not np.isfinite(e):
             return np.inf
+        if self.actuator is not None:
+            e += self.actuator.value(u)
         return float(e + self.contact.value(u))
 
     def gradient(self, u: np.ndarray) -> np.ndarray:
-        """Free-DOF gradient at the current iterate u."""
-        s = self.system
-        return self.internal.gradient(u)[s.free] + s.jacobian_free.T @ self.contact.gradient(u)
+        """Reduced gradient at the current iterate u."""
+        r = self.reduction
+        g = r.restrict(self.internal.gradient(u)) + r.jacobian.T @ self.contact.gradient(u)
+        if self.actuator is not None:
+            g[r.s_index] += self.actuator.reduced_gradient(u)
+        return g
 
     def gradient_hessian(
         self, u: np.ndarray, project_contact: bool
@@ -107,14 +115,18 @@ class IncrementalPotential:
         is usually still positive definite thanks to the mass term, and skipping ipctk's
         per-pair eigen-projection saves most of its cost).
         """
-        s = self.system
+        r = self.reduction
         g_int, h_int = self._internal_cache(u)
         g_c, h_c = self.contact.gradient_hessian(u, project_contact)
-        jf = s.jacobian_free
-        g = g_int[s.free] + jf.T @ g_c
+        jf = r.jacobian
+        g = r.restrict(g_int) + jf.T @ g_c
         h = h_int
         if h_c is not None:
             h = h + (jf.T @ (h_c @ jf))
+        if self.actuator is not None:
+            g[r.s_index] += self.actuator.reduced_gradient(u)
+            k = r.s_index
+            h = h + sp.csr_matrix(([self.actuator.reduced_hessian()], ([k], [k])), shape=h.shape)
         return g, h.tocsr()
 
     def _internal_cache(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:

@@ -18,17 +18,21 @@ import scipy.sparse as sp
 from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import orthogonality_energy, orthogonality_gradient_hessian
+from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
 
 
 class FreeInternalLayout:
-    """Fixed CSR pattern of the internal (inertia + elastic + orthogonality) Hessian on free DOFs.
+    """Fixed CSR pattern of the internal (inertia + elastic + orthogonality) Hessian on the
+    reduced unknowns (engine.ipc.reduction): H_z = P^T H P.
 
-    The pads' element assembly has a fixed pattern, so the free-DOF matrix is a gather of the
-    assembled data: one bincount per Newton iteration instead of sparse slicing and sums.
+    The pads' element assembly has a fixed pattern, so the reduced matrix is a gather of the
+    assembled data: one bincount per Newton iteration instead of sparse slicing and sums. Each
+    full DOF maps to one unknown with a weight (1 for a free DOF, the closing direction for a
+    glued vertex of force-driven plates) or to none (prescribed).
     """
 
-    def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix) -> None:
+    def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix, reduction: Reduction) -> None:
         rows, cols = [], []
         for blk in system.pads:
             m = blk.assembler.assemble(np.zeros((len(blk.rest.tets), 12, 12))).tocoo()
@@ -41,25 +45,30 @@ class FreeInternalLayout:
         rows.append(mass.row)
         cols.append(mass.col)
         n_var = sum(len(x) for x in rows[:-1])
-        free_index = -np.ones(system.ndof, dtype=np.int64)
-        free_index[system.free] = np.arange(len(system.free))
-        nf = len(system.free)
-        rr, cc = free_index[np.concatenate(rows)], free_index[np.concatenate(cols)]
+        index, weight = reduction.index, reduction.weight
+        nz = reduction.n
+        all_rows, all_cols = np.concatenate(rows), np.concatenate(cols)
+        rr, cc = index[all_rows], index[all_cols]
         keep = (rr >= 0) & (cc >= 0)
-        keys, target = np.unique(rr[keep] * nf + cc[keep], return_inverse=True)
-        self.n_free = nf
+        keys, target = np.unique(rr[keep] * nz + cc[keep], return_inverse=True)
+        self.n_free = nz
         self.nnz = len(keys)
-        self._indices = (keys % nf).astype(np.int32)
-        self._indptr = np.searchsorted(keys // nf, np.arange(nf + 1)).astype(np.int32)
+        self._indices = (keys % nz).astype(np.int32)
+        self._indptr = np.searchsorted(keys // nz, np.arange(nz + 1)).astype(np.int32)
         self._keep_var = keep[:n_var]
-        self._target_var = target[: int(self._keep_var.sum())]
-        self._mass_data = np.bincount(
-            target[int(self._keep_var.sum()) :], weights=mass.data[keep[n_var:]], minlength=self.nnz
-        )
+        n_kept_var = int(self._keep_var.sum())
+        self._target_var = target[:n_kept_var]
+        w = (weight[all_rows] * weight[all_cols])[keep]
+        # Position-driven plates: every weight is 1, and the gather stays a plain sum.
+        self._weights_var = None if reduction.closing is None else w[:n_kept_var]
+        mass_w = mass.data[keep[n_var:]] * w[n_kept_var:]
+        self._mass_data = np.bincount(target[n_kept_var:], weights=mass_w, minlength=self.nnz)
 
     def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
-        """The free-DOF Hessian from the pads' assembled data and the object's 12x12 block."""
+        """The reduced Hessian from the pads' assembled data and the object's 12x12 block."""
         data = np.concatenate([*pad_data, object_block.ravel()])[self._keep_var]
+        if self._weights_var is not None:
+            data = data * self._weights_var
         values = np.bincount(self._target_var, weights=data, minlength=self.nnz) + self._mass_data
         return sp.csr_matrix(
             (values, self._indices, self._indptr), shape=(self.n_free, self.n_free), copy=False
@@ -69,15 +78,24 @@ class FreeInternalLayout:
 class InternalTerm:
     """Inertia, gravity, pad elasticity and object orthogonality of one step (J, divided by h^2)."""
 
-    def __init__(self, system: GraspSystem, u_prev: np.ndarray, v_prev: np.ndarray, h: float):
+    def __init__(
+        self,
+        system: GraspSystem,
+        u_prev: np.ndarray,
+        v_prev: np.ndarray,
+        h: float,
+        reduction: Reduction | None = None,
+    ) -> None:
         self.system = system
         self.h = h
         self.u_hat = u_prev + h * v_prev
         self.mass_h2 = system.mass / (h * h)
+        self.reduction = reduction if reduction is not None else Reduction(system)
         cache = system.__dict__.setdefault("_free_layouts", {})
-        if h not in cache:
-            cache[h] = FreeInternalLayout(system, self.mass_h2)
-        self.layout: FreeInternalLayout = cache[h]
+        key = (h, self.reduction.force_driven)
+        if key not in cache:
+            cache[key] = FreeInternalLayout(system, self.mass_h2, self.reduction)
+        self.layout: FreeInternalLayout = cache[key]
         self.k_ortho_volume = system.object.stiffness_pa * system.object.volume_m3
 
     def value(self, u: np.ndarray) -> float:
@@ -102,7 +120,7 @@ class InternalTerm:
         return g
 
     def gradient_hessian(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Gradient over all DOFs and the PSD-projected Hessian over the free DOFs."""
+        """Gradient over all DOFs and the PSD-projected Hessian over the reduced unknowns."""
         s = self.system
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
@@ -255,3 +273,48 @@ class ContactTerm:
         if not len(collisions):
             return np.zeros(3 * s.n_collision)
         return ipc.barrier(self.dhat, 1.0).gradient(collisions, s.collision_mesh, x)
+
+
+class ActuatorTerm:
+    """The gripper's force-controlled closing: each jaw pushed with `force_n` along its normal.
+
+    With s the closing travel of each jaw beyond the step's reference (engine.ipc.reduction),
+    E = -2 F s + m_f (s - s_hat)^2 / h^2: the work of the actuator on both jaws and the inertia
+    of the two fingers (mass m_f each) against the closing speed of the previous step
+    (s_hat = h v_closing). Linear in s but for the inertia, so the jaws settle where the
+    object pushes back with F on each pad.
+    """
+
+    def __init__(
+        self,
+        reduction: Reduction,
+        reference: np.ndarray,
+        force_n: float,
+        finger_mass_kg: float,
+        closing_speed_m_s: float,
+        h: float,
+    ) -> None:
+        if reduction.closing is None:
+            raise ValueError("an actuator needs force-driven plates (a closing coordinate)")
+        self.reduction = reduction
+        self.reference = reference
+        self.force_n = float(force_n)
+        self.k = 2.0 * finger_mass_kg / (h * h)  # d^2E/ds^2 of the fingers' inertia
+        self.s_hat = closing_speed_m_s * h
+
+    def travel(self, u: np.ndarray) -> float:
+        """s: each jaw's closing travel beyond the reference (m)."""
+        return self.reduction.closing_travel(u, self.reference)
+
+    def value(self, u: np.ndarray) -> float:
+        """Actuator work and finger inertia (J)."""
+        s = self.travel(u)
+        return -2.0 * self.force_n * s + 0.5 * self.k * (s - self.s_hat) ** 2
+
+    def reduced_gradient(self, u: np.ndarray) -> float:
+        """dE/ds (N)."""
+        return -2.0 * self.force_n + self.k * (self.travel(u) - self.s_hat)
+
+    def reduced_hessian(self) -> float:
+        """d^2E/ds^2 (N/m)."""
+        return self.k

@@ -103,7 +103,9 @@ def test_unwritable_output_is_reported(tmp_path, capsys):
 def test_json_stdout_stays_clean_when_the_solver_falls_back(tmp_path, capfd):
     """The slipping cube makes the unprojected Newton matrix indefinite (CHOLMOD complains on C
     stdio); stdout must still hold only JSON lines."""
-    code = main(["simulate", "--mu", "0.05", "--json", "--out", str(tmp_path / "r.csv")])
+    code = main(
+        ["simulate", "--mu", "0.05", "--psi-th", "1e-9", "--json", "--out", str(tmp_path / "r.csv")]
+    )
     assert code == 0
     out = capfd.readouterr().out.strip().splitlines()
     assert len(out) == 1

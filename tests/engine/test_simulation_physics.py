@@ -17,7 +17,7 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
-from engine.grasp.trials import TrialSpec, run_trials
+from engine.grasp.trials import TrialSpec, plan_trials, run_trial, run_trials
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh
 from engine.scene.resting import rest_object
 from tests.conftest import REFERENCE_CUBE
@@ -44,9 +44,14 @@ def _simulate(params: SimulationParams, obj=None, grasp: Grasp | None = None):
     return sim, frames
 
 
+# IPC-GraspSim's procedure (Kim 2022, Sec. 3.2): squeeze to Psi_th, then hold the plates'
+# separation while lifting.
+PAPER = {"psi_th_j": 1e-9, "hold": "position", "closing_speed_m_s": 0.1}
+
+
 @pytest.fixture(scope="module")
 def lifted():
-    return _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.4))
+    return _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.4, **PAPER))
 
 
 def _independently_intersection_free(sim: GraspSimulation, frame) -> bool:
@@ -119,7 +124,7 @@ def test_every_frame_reports_the_streamed_quantities(lifted):
 
 def test_cube_slips_with_mu_005():
     """Coulomb: at the same squeeze (Psi_th), mu = 0.05 gives 2 mu F below the 3 g weight."""
-    sim, frames = _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.05))
+    sim, frames = _simulate(SimulationParams(youngs_modulus_pa=1e8, mu=0.05, **PAPER))
     r = sim.result
     assert not r.success
     assert "slipped" in r.reason
@@ -132,7 +137,7 @@ def test_force_controlled_squeeze_follows_coulomb(capacity_over_weight, lifts):
     """A centred box held by two pads with normal force F lifts iff 2 mu F > m g."""
     mass, mu = 0.01, 0.4
     force = capacity_over_weight * mass * GRAVITY_M_S2 / (2 * mu)
-    params = SimulationParams(mu=mu, squeeze_force_n=force)
+    params = SimulationParams(mu=mu, squeeze_force_n=force, hold="position")
     sim, _ = _simulate(params, obj=_cube(mass_kg=mass))
     r = sim.result
     assert r.grip_force1_n == pytest.approx(force, rel=params.threshold_overshoot + 0.02)
@@ -173,10 +178,14 @@ def test_solver_failure_ends_only_that_trial():
 def test_cancel_between_frames_keeps_frames_so_far():
     obj = _cube()
     params = SimulationParams()
-    pad = build_pad(params)
-    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    (nominal,) = plan_trials(default_grasp(obj, build_pad(params).outline), TrialSpec(1))
     seen = []
-    result = sim.run(on_frame=lambda f: seen.append(f) or len(seen) >= 3)
+
+    def on_frame(frame):
+        seen.append(frame)
+        return "cancelled" if len(seen) >= 3 else None
+
+    result = run_trial(obj, nominal, params, on_frame=on_frame)
     assert len(seen) == 3 and result.reason == "cancelled" and not result.success
 
 
@@ -220,8 +229,7 @@ def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatc
     obj = _cube()
     pad = build_pad(params)
     sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
-    seen = []
-    sim.run(on_frame=lambda f: seen.append(f) or len(seen) >= 4)
+    seen = list(itertools.islice(sim.frames(), 4))  # stop iterating after 4 frames
     assert sim.result.rollbacks == 1
     for f in seen:
         # Resting on the barrier: the weight is carried well inside (0, dhat), not at ~0.

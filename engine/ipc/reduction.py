@@ -1,0 +1,79 @@
+"""The unknowns of a time step and how they move the full DOF vector: du = P dz.
+
+- Position-driven plates (`closing=None`): z are the free DOFs; the glued pad vertices follow
+  their plates exactly (Dirichlet), P selects the free DOFs.
+- Force-driven plates: z = [free DOFs, s]. The two jaws are coupled (one actuator closes both,
+  as in the YuMi, Franka and Robotiq grippers), so one coordinate s moves every glued vertex of
+  jaw k by s n_k; P's last column is that closing direction. An actuator term then pushes s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.ipc.system import GraspSystem
+
+
+class Reduction:
+    """du = P dz for the free DOFs and, with force-driven plates, the closing coordinate s."""
+
+    def __init__(self, system: GraspSystem, closing: np.ndarray | None = None) -> None:
+        self.system = system
+        nf = len(system.free)
+        index = -np.ones(system.ndof, dtype=np.int64)
+        index[system.free] = np.arange(nf)
+        weight = np.zeros(system.ndof)
+        weight[system.free] = 1.0
+        self.force_driven = closing is not None
+        if closing is None:
+            self.n = nf
+            self.jacobian = system.jacobian_free
+            self.closing = None
+            self._ww = 1.0
+        else:
+            only_glued = np.zeros(system.ndof)
+            only_glued[system.fixed] = np.asarray(closing, dtype=float)[system.fixed]
+            closing = only_glued
+            glued = system.fixed[closing[system.fixed] != 0.0]
+            index[glued] = nf
+            weight[glued] = closing[glued]
+            self.n = nf + 1
+            rows = np.concatenate([system.free, glued])
+            cols = np.concatenate([np.arange(nf), np.full(len(glued), nf)])
+            vals = np.concatenate([np.ones(nf), closing[glued]])
+            p = sp.csr_matrix((vals, (rows, cols)), shape=(system.ndof, self.n))
+            self.jacobian = (system.jacobian @ p).tocsr()
+            self.closing = closing
+            self._ww = float(closing @ closing)  # |w|^2: the number of glued vertices
+        self.index = index  # full DOF -> reduced index (-1: prescribed)
+        self.weight = weight  # full DOF -> d u_i / d z_index(i)
+
+    @property
+    def s_index(self) -> int:
+        """Index of the closing coordinate in z (force-driven plates only)."""
+        if not self.force_driven:
+            raise ValueError("position-driven plates have no closing coordinate")
+        return self.n - 1
+
+    def expand(self, dz: np.ndarray) -> np.ndarray:
+        """The full-DOF increment of a reduced increment."""
+        s = self.system
+        full = np.zeros(s.ndof)
+        full[s.free] = dz[: len(s.free)]
+        if self.closing is not None:
+            full += dz[-1] * self.closing
+        return full
+
+    def restrict(self, g_full: np.ndarray) -> np.ndarray:
+        """P^T g: a full-DOF gradient on the reduced unknowns."""
+        g = g_full[self.system.free]
+        if self.closing is None:
+            return g
+        return np.append(g, float(self.closing @ g_full))
+
+    def closing_travel(self, u: np.ndarray, reference: np.ndarray) -> float:
+        """s of u: how far each jaw has closed beyond `reference` (m)."""
+        if self.closing is None:
+            return 0.0
+        return float((u - reference) @ self.closing) / self._ww
