@@ -30,6 +30,7 @@ from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
 from engine.gripper.jaws import JawPlacement, place_jaws
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
+from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
 from engine.ipc.contact_metrics import (
@@ -147,10 +148,16 @@ class GraspSimulation:
         s = self.system
         x = s.collision_vertices(s.u_initial)
         if ipc.has_intersections(s.collision_mesh, x) or self._pad_inside_object(x):
+            axis = self.gripper_pose[:3, 0]
+            width = float(np.ptp(np.asarray(self.obj.vertices) @ axis))
+            preset = self.params.preset
+            wider = [g.label for g in GRIPPERS.values() if g.stroke_m > max(width, preset.stroke_m)]
+            hint = f", or a gripper with a larger stroke ({', '.join(wider)})" if wider else ""
             raise GraspError(
-                "the open jaws intersect the object: it is wider than the "
-                f"{self.open_width_m * 1e3:.0f} mm opening at this grasp, or the grasp "
-                "centre is off the object; move the grasp or choose another closing axis"
+                "the open jaws intersect the object: it is "
+                f"{width * 1e3:.1f} mm wide along the closing axis and the {preset.label} "
+                f"opens {self.open_width_m * 1e3:.0f} mm, or the grasp centre is off the object; "
+                f"move the grasp or choose a narrower closing axis{hint}"
             )
         pairs = [(0, OBJECT_OWNER), (1, OBJECT_OWNER), (0, 1)]
         if self._closest_gap(x, pairs, clearance_m) < clearance_m:

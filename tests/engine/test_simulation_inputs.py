@@ -34,6 +34,8 @@ def cube():
         ("squeeze_force_n", -2.0, r"squeeze_force_n \(--squeeze-force\) must be in \(0, 1000\] N"),
         ("max_newton_iterations", 2.5, "max_newton_iterations .* must be an integer"),
         ("pad", "oval", "pad .* must be one of rounded, rectangular"),
+        ("squeeze_force_n", 30.0, "30 N is outside the ABB YuMi smart gripper's range 0.01-20 N"),
+        ("gripper", "panda", "gripper .* must be one of yumi, franka_hand, robotiq_2f85"),
     ],
 )
 def test_bad_parameters_are_named(field, value, message):
@@ -52,8 +54,15 @@ def test_open_jaws_intersecting_a_too_wide_object():
     wide = rest_object(builtin_cube(size_m=0.06), 0, mass_kg=0.01)
     params = SimulationParams()
     grasp = Grasp(center=[0.0, 0.0, 0.03], axis=[1.0, 0.0, 0.0])
-    with pytest.raises(GraspError, match="open jaws intersect the object"):
+    with pytest.raises(
+        GraspError,
+        match=r"60\.0 mm wide along the closing axis and the ABB YuMi smart gripper opens 50 mm"
+        r".*larger stroke \(Franka Hand, Robotiq 2F-85\)",
+    ):
         GraspSimulation(wide, grasp.pose(), params, pad=build_pad(params))
+    # The same object fits a gripper with a longer stroke.
+    franka = SimulationParams.for_gripper("franka_hand")
+    GraspSimulation(wide, grasp.pose(), franka, pad=build_pad(franka))
 
 
 def test_open_jaws_below_the_ground(cube):
