@@ -33,6 +33,7 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
 from engine.schema import Declared, field_spec, gui_fields
 
+STOP_GRIPPER, STOP_PSI, STOP_FORCE = 0, 1, 2  # the squeeze-stop choices
 _UNBOUNDED = 1e9  # spin-box limit for a declaration without an upper bound (display units)
 
 
@@ -155,8 +156,8 @@ class FieldWidget:
             ed.setEnabled(value is not None)
             if value is None:
                 value = fallback
-            if value is None:
-                return
+        if value is None:  # e.g. Psi_th when the squeeze stops on a force: keep the last value
+            return
         if isinstance(ed, QSpinBox):
             ed.setValue(int(value))
         elif isinstance(ed, SciSpinBox):
@@ -180,19 +181,20 @@ class ParamDock(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
-        material = self._group(outer, "Pad material and friction", SimulationParams, "material")
-        del material
+        self._group(outer, "Gripper", SimulationParams, "gripper")
+        self._group(outer, "Pad material and friction", SimulationParams, "material")
 
         stop = QGroupBox("Squeeze stop")
         form = QFormLayout(stop)
         self.stop_combo = QComboBox()
-        self.stop_combo.addItems(["strain energy Ψ_th", "closing force"])
+        self.stop_combo.addItems(["gripper's force", "strain energy Ψ_th", "closing force"])
         self.stop_combo.setToolTip(
-            "Stop the squeeze when both pads' strain energies reach Ψ_th (IPC-GraspSim), or "
-            "when each pad pushes with the given force."
+            "Stop the squeeze when each pad pushes with the gripper's grip force, when both "
+            "pads' strain energies reach Ψ_th (IPC-GraspSim), or at a force of your own."
         )
         form.addRow("Stop on", self.stop_combo)
         psi = self._field(field_spec(SimulationParams, "psi_th_j"))
+        psi.set_value(1e-9)  # IPC-GraspSim's value in J, shown until a document sets one
         form.addRow(psi.decl.spec.label, psi.widget)
         force_decl = field_spec(SimulationParams, "squeeze_force_n")
         force_lo, force_hi = _display_range(force_decl)
@@ -254,7 +256,7 @@ class ParamDock(QWidget):
         self.mu_ground_same = self.fields["mu_ground"].default_box
 
         self.stop_combo.currentIndexChanged.connect(self._on_stop_mode)
-        self.force_spin.valueChanged.connect(lambda v: self._emit("squeeze_force_n", v))
+        self.force_spin.valueChanged.connect(lambda v: self._emit("squeeze_stop", (None, v)))
         self.analytic_force_spin.valueChanged.connect(lambda v: self._emit("analytic_force_n", v))
         self.density_spin.valueChanged.connect(lambda v: self._emit("density", v))
 
@@ -277,14 +279,21 @@ class ParamDock(QWidget):
             self.edited.emit(name, value)
 
     def _on_stop_mode(self, index: int) -> None:
-        force = index == 1
-        self._sync_stop_fields(force)
-        self._emit("squeeze_force_n", self.force_spin.value() if force else None)
+        self._sync_stop_fields(index)
+        psi_box = self.psi_spin
+        assert isinstance(psi_box, SciSpinBox)
+        psi = psi_box.value() if index == STOP_PSI else None
+        force = self.force_spin.value() if index == STOP_FORCE else None
+        self._emit("squeeze_stop", (psi, force))
 
-    def _sync_stop_fields(self, force: bool) -> None:
-        self.psi_spin.setEnabled(not force)
-        self.analytic_force_spin.setEnabled(not force)
-        self.force_spin.setEnabled(force)
+    def _sync_stop_fields(self, mode: int) -> None:
+        psi = self.fields["psi_th_j"]
+        psi.editor.setEnabled(mode == STOP_PSI)
+        if psi.slider is not None:
+            psi.slider.setEnabled(mode == STOP_PSI)
+        # With a force stop the analytic models use that force; with Psi_th, this field's.
+        self.analytic_force_spin.setEnabled(mode == STOP_PSI)
+        self.force_spin.setEnabled(mode == STOP_FORCE)
 
     # --- state -> widgets ---------------------------------------------------------------------
     def set_values(
@@ -304,11 +313,16 @@ class ParamDock(QWidget):
                 value = spec[name] if name in spec else getattr(params, name)
                 fallback = params.ground_mu if name == "mu_ground" else None
                 fw.set_value(value, fallback)
-            force = params.squeeze_force_n is not None
-            self.stop_combo.setCurrentIndex(1 if force else 0)
-            self._sync_stop_fields(force)
             if params.squeeze_force_n is not None:
+                mode = STOP_FORCE
                 self.force_spin.setValue(params.squeeze_force_n)
+            else:
+                mode = STOP_PSI if params.psi_th_j is not None else STOP_GRIPPER
+            self.stop_combo.setItemText(
+                STOP_GRIPPER, f"gripper's force ({params.preset.force_max_n:g} N)"
+            )
+            self.stop_combo.setCurrentIndex(mode)
+            self._sync_stop_fields(mode)
             self.analytic_force_spin.setValue(analytic_force_n)
             self.density_spin.setValue(density)
             self.resolution_label.setText(resolution)

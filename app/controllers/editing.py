@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from PySide6.QtCore import QTimer
@@ -59,6 +59,13 @@ class EditController:
                 new = replace(s, seed=int(value))  # type: ignore[call-overload]
             elif name == "analytic_force_n":
                 new = replace(s, analytic_force_n=float(value))  # type: ignore[arg-type]
+            elif name == "gripper":
+                new = replace(s, params=d.params.with_gripper(str(value)))
+            elif name == "squeeze_stop":
+                # (Psi_th or None, force or None): one undoable edit for the stop choice.
+                psi_th, force = cast("tuple[float | None, float | None]", value)
+                stopped = replace(d.params, psi_th_j=psi_th, squeeze_force_n=force)
+                new = replace(s, params=stopped.validate())
             elif name == "density":
                 if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                     raise IpcGraspError(f"object density must be > 0 kg/m^3 (got {value})")
@@ -71,7 +78,9 @@ class EditController:
             self.param_message.emit(str(exc))
             return False
         self.param_message.emit("")
-        self.push(new, f"change {name}", merge=name)
+        # A choice (stop mode, gripper) is one undo step each; typing in a field merges.
+        merge = None if name in ("squeeze_stop", "gripper") else name
+        self.push(new, f"change {name}", merge=merge)
         return True
 
     def set_stable_pose(self, index: int) -> None:

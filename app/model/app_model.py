@@ -157,11 +157,12 @@ class AppModel:
 
     @property
     def closing_force_n(self) -> float:
-        """The grip force the analytic models use (the squeeze force, else the analytic one)."""
+        """The grip force the analytic models use: the force the squeeze stops at (the
+        gripper's or the one set), or with a Psi_th stop the analytic force field."""
         d = self.doc
         assert d is not None
-        p = d.params
-        return p.squeeze_force_n if p.squeeze_force_n is not None else d.analytic_force_n
+        kind, value = d.params.squeeze_stop()
+        return value if kind == "force" else d.analytic_force_n
 
     # --- runs ---------------------------------------------------------------------------------
     def begin_run(

@@ -290,16 +290,24 @@ def test_parameter_edits_validate_and_undo(window):
     assert dock.e_slider.value() == round(10 * math.log10(3e6))
     dock.mu_spin.setValue(0.8)
     assert window.doc.params.mu == pytest.approx(0.8)
+    # The squeeze stop: the gripper's force (default), Psi_th, or a force of one's own.
+    assert window.doc.params.squeeze_stop() == ("force", 20.0)
+    assert dock.stop_combo.currentText() == "gripper's force (20 N)"
     dock.stop_combo.setCurrentIndex(1)
+    assert window.doc.params.squeeze_stop() == ("psi", pytest.approx(dock.psi_spin.value()))
+    dock.stop_combo.setCurrentIndex(2)
     assert window.doc.params.squeeze_force_n == pytest.approx(dock.force_spin.value())
+    assert window.doc.params.psi_th_j is None
     assert not dock.psi_spin.isEnabled()
     # Out-of-range values are refused with the reason and the field shows the valid value.
     assert not window.editing.edit_param("poisson_ratio", 0.7)
     assert "poisson_ratio" in dock.message.text()
     assert window.doc.params.poisson_ratio == pytest.approx(0.45)
     assert not window.editing.edit_param("density", -5.0)
-    window.undo_action.trigger()  # the stop mode
-    assert window.doc.params.squeeze_force_n is None
+    window.undo_action.trigger()  # the force stop
+    assert window.doc.params.squeeze_stop()[0] == "psi"
+    window.undo_action.trigger()  # the Psi_th stop
+    assert window.doc.params.squeeze_stop() == ("force", 20.0)
     window.undo_action.trigger()  # mu
     window.undo_action.trigger()  # E
     assert window.doc.params.youngs_modulus_pa == pytest.approx(1e8)
