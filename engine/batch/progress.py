@@ -1,4 +1,4 @@
-"""A plain-text progress bar on stderr with rate and ETA.
+"""A plain-text progress bar on stderr with rate, ETA and the largest worker's memory.
 
 On a terminal it redraws one line; otherwise (a log file, CI) it prints a new line at most every
 `interval_s` seconds and at the end, so logs stay short. The rate counts only tasks finished in
@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from engine.batch.runner import WorkerStats
 
 
 def format_duration(seconds: float) -> str:
@@ -47,6 +50,7 @@ class Progress:
         self.start = time.monotonic()
         self._last_draw = -float("inf")
         self._drawn: tuple[int, int] | None = None  # (done, errors) last shown
+        self.workers: WorkerStats | None = None  # the batch's worker memory (set by run_batch)
 
     @property
     def rate_per_min(self) -> float:
@@ -69,8 +73,17 @@ class Progress:
         return (
             f"[{bar}] {self.done}/{self.total} tasks {100 * frac:5.1f}%  "
             f"{self.rate_per_min:.1f}/min  elapsed {format_duration(time.monotonic() - self.start)}"
-            f"  ETA {format_duration(self.eta_s)}{errors}"
+            f"  ETA {format_duration(self.eta_s)}{errors}{self.memory()}"
         )
+
+    def memory(self) -> str:
+        """'  worker 412 MB (max 430), 2 recycled': the largest live worker's resident memory,
+        the largest seen in this run and how many workers were replaced."""
+        w = self.workers
+        if w is None or (not w.largest_mb and not w.recycled):
+            return ""
+        recycled = f", {w.recycled} recycled" if w.recycled else ""
+        return f"  worker {w.current_mb:.0f} MB (max {w.largest_mb:.0f}){recycled}"
 
     def update(self, error: bool = False) -> None:
         """Count one finished task (`error`: it failed) and redraw when due."""

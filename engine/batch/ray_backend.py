@@ -4,15 +4,27 @@ Results come back to the driver, which writes them (same file semantics as the l
 With `address` (e.g. 'ray://head:10001' or 'auto') it joins an existing cluster; every node
 needs ipcgrasp installed in the same version (the task function is imported there by name).
 Without it a local instance with `num_cpus` CPUs is started and shut down at the end.
+
+Workers: a Ray worker process is replaced after `RecyclePolicy.max_tasks` tasks (`max_calls`); its
+memory is bounded by Ray's own memory monitor (RAY_memory_usage_threshold), and each row reports
+the worker's memory for the progress line. A lost node (or a dead worker) makes Ray run the
+tasks it held again elsewhere (`max_retries`); the driver yields one row per task whatever
+happened, so the results file gets every row exactly once.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
-from engine.batch.runner import MAX_ATTEMPTS, WORKER_ENV
+from engine.batch.runner import (
+    MAX_ATTEMPTS,
+    WORKER_ENV,
+    RecyclePolicy,
+    WorkerStats,
+    measured,
+)
 from engine.batch.tasks import Task, error_row, run_task
 from engine.errors import ParameterError
 
@@ -30,11 +42,18 @@ def import_ray() -> Any:
 
 
 def ray_results(
-    tasks: list[Task], address: str | None = None, num_cpus: int | None = None
+    tasks: list[Task],
+    address: str | None = None,
+    num_cpus: int | None = None,
+    fn: Callable[[Task], dict] = run_task,
+    policy: RecyclePolicy | None = None,
+    stats: WorkerStats | None = None,
 ) -> Generator[dict[str, object], None, None]:
-    """Rows of `tasks` in completion order, computed by Ray workers (one CPU per task)."""
+    """Rows of `tasks` in completion order, computed by `fn` on Ray workers (one CPU per task)."""
     if not tasks:
         return
+    policy = policy if policy is not None else RecyclePolicy()
+    stats = stats if stats is not None else WorkerStats()
     ray = import_ray()
     started = False
     if not ray.is_initialized():
@@ -48,7 +67,9 @@ def ray_results(
         else:
             ray.init(num_cpus=num_cpus, **kwargs)
         started = True
-    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1)(run_task)
+    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, max_calls=policy.max_tasks)(
+        measured
+    )
     capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
     queue = list(reversed(tasks))
     in_flight: dict[Any, Task] = {}  # Ray ObjectRef -> its task
@@ -56,14 +77,17 @@ def ray_results(
         while queue or in_flight:
             while queue and len(in_flight) < 2 * capacity:
                 task = queue.pop()
-                in_flight[remote.remote(task)] = task
+                in_flight[remote.remote(fn, task)] = task
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
                 task = in_flight.pop(ref)
                 try:
-                    row = ray.get(ref)
+                    row, worker, rss, peak = ray.get(ref)
                 except Exception as exc:  # worker died twice, object lost, ...
                     row = error_row(task, "worker died", f"{type(exc).__name__}: {exc}")
+                else:
+                    if policy.max_tasks and stats.record(worker, rss, peak) >= policy.max_tasks:
+                        stats.retire(worker)  # Ray replaces it after max_calls
                 yield row
     finally:
         for ref in in_flight:

@@ -5,6 +5,12 @@ file. Local backend: a process pool (spawn context, one ipctk/BLAS thread per wo
 2 tasks in flight per worker so Ctrl+C and crashes lose little. A worker that dies (segfault,
 out of memory) breaks the pool: the tasks in flight are re-run one at a time in a fresh pool,
 and a task whose worker dies while it runs alone is recorded as an error. `workers=0` runs the tasks in this process (debugging, tests).
+
+Recycling (RecyclePolicy): every task reports its worker's resident memory; when a worker has run
+`max_tasks` tasks or is above `max_memory_mb`, the pool takes no new task, lets the tasks in flight
+finish (their rows are yielded as usual) and is replaced by a fresh pool, so a leak in native code
+cannot grow a worker without bound and no row is lost or computed twice. On Ray, `max_tasks` is
+the remote function's `max_calls`.
 """
 
 from __future__ import annotations
@@ -13,10 +19,12 @@ import contextlib
 import logging
 import os
 import signal
+import socket
+import sys
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import logs
 from engine.batch.progress import Progress
@@ -43,6 +51,75 @@ class BatchSummary:
     ran: int  # finished in this run
     errors: int  # of those, with status 'error'
     interrupted: bool
+    largest_worker_mb: float = 0.0  # the largest memory high-water mark a worker reported
+    recycled_workers: int = 0
+
+
+@dataclass(frozen=True)
+class RecyclePolicy:
+    """When a worker process is replaced by a fresh one (0 disables a limit)."""
+
+    max_tasks: int = 200  # tasks per worker (~30 min of IPC trials)
+    max_memory_mb: float = 2048.0  # resident memory after a task (local pool only)
+
+    def due(self, tasks: int, rss_mb: float) -> bool:
+        """Whether a worker that ran `tasks` tasks and holds `rss_mb` must be replaced."""
+        return bool(self.max_tasks and tasks >= self.max_tasks) or bool(
+            self.max_memory_mb and rss_mb > self.max_memory_mb
+        )
+
+
+@dataclass
+class WorkerStats:
+    """Memory reported by the workers with their rows, and how many workers were replaced."""
+
+    rss_mb: dict[str, float] = field(default_factory=dict)  # live worker -> MB after last task
+    tasks: dict[str, int] = field(default_factory=dict)  # live worker -> tasks run
+    largest_mb: float = 0.0  # the largest resident memory seen in this run
+    peak_mb: float = 0.0  # the largest high-water mark (ru_maxrss) seen in this run
+    recycled: int = 0
+
+    @property
+    def current_mb(self) -> float:
+        """Resident memory of the largest live worker (0 before the first report)."""
+        return max(self.rss_mb.values(), default=0.0)
+
+    def record(self, worker: str, rss_mb: float, peak_mb: float) -> int:
+        """Note one finished task of `worker`; returns how many tasks it has run."""
+        self.rss_mb[worker] = rss_mb
+        self.tasks[worker] = self.tasks.get(worker, 0) + 1
+        self.largest_mb = max(self.largest_mb, rss_mb)
+        self.peak_mb = max(self.peak_mb, peak_mb)
+        return self.tasks[worker]
+
+    def retire(self, worker: str, recycled: bool = True) -> None:
+        """`worker` is gone (`recycled`: replaced by a fresh process because it was due)."""
+        if self.rss_mb.pop(worker, None) is not None and recycled:
+            self.recycled += 1
+        self.tasks.pop(worker, None)
+
+
+def worker_memory_mb() -> tuple[float, float]:
+    """(resident, high-water mark) memory of this process in MB."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_mb = peak / 2**20 if sys.platform == "darwin" else peak / 1024
+    try:
+        with open("/proc/self/statm") as f:
+            rss_mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        rss_mb = peak_mb
+    return rss_mb, peak_mb
+
+
+Measured = tuple[dict[str, object], str, float, float]
+
+
+def measured(fn: Callable[[Task], dict], task: Task) -> Measured:
+    """In a worker: `fn(task)` with the worker's id ('host:pid') and its memory afterwards."""
+    row = fn(task)
+    return (row, f"{socket.gethostname()}:{os.getpid()}", *worker_memory_mb())
 
 
 def pending_tasks(tasks: list[Task], info: ResumeInfo, retry_errors: bool = False) -> list[Task]:
@@ -97,12 +174,23 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
 
 
 def local_results(
-    tasks: list[Task], workers: int, fn: Callable[[Task], dict] = run_task
+    tasks: list[Task],
+    workers: int,
+    fn: Callable[[Task], dict] = run_task,
+    policy: RecyclePolicy | None = None,
+    stats: WorkerStats | None = None,
 ) -> Generator[dict[str, object], None, None]:
-    """Rows of `tasks` in completion order, computed by `fn` in a spawn process pool."""
+    """Rows of `tasks` in completion order, computed by `fn` in a spawn process pool.
+
+    Workers are replaced per `policy` (default RecyclePolicy()); `stats` collects their memory.
+    """
+    policy = policy if policy is not None else RecyclePolicy()
+    stats = stats if stats is not None else WorkerStats()
     if workers == 0:
         for task in tasks:
-            yield fn(task)
+            row, worker, rss, peak = measured(fn, task)
+            stats.record(worker, rss, peak)
+            yield row
         return
     import multiprocessing
 
@@ -116,23 +204,24 @@ def local_results(
         in_flight: dict[Future, Task] = {}
         lost: list[Task] = []
         alone = False
+        recycle = False  # a worker is due: take no new task, drain, start a fresh pool
         try:
-            while (queue or suspects or in_flight) and not lost:
+            while (suspects or in_flight or (queue and not recycle)) and not lost:
                 if suspects:
                     if not in_flight:
                         task = suspects.pop()
-                        in_flight[executor.submit(fn, task)] = task
+                        in_flight[executor.submit(measured, fn, task)] = task
                         alone = True
                 else:
                     alone = False
-                    while queue and len(in_flight) < 2 * workers:
+                    while queue and not recycle and len(in_flight) < 2 * workers:
                         task = queue.pop()
-                        in_flight[executor.submit(fn, task)] = task
+                        in_flight[executor.submit(measured, fn, task)] = task
                 finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     task = in_flight.pop(fut)
                     try:
-                        row = fut.result()
+                        row, worker, rss, peak = fut.result()
                     except BrokenProcessPool:
                         log.warning("a worker died with task %s in flight", task.key)
                         lost.append(task)
@@ -140,9 +229,20 @@ def local_results(
                     except Exception as exc:  # pickling problems and the like
                         log.error("task %s failed outside run_task", task.key, exc_info=True)
                         row = error_row(task, "task failed", f"{type(exc).__name__}: {exc}")
+                    else:
+                        if policy.due(stats.record(worker, rss, peak), rss) and not recycle:
+                            log.info(
+                                "recycling the workers (%s ran %d tasks, %.0f MB)",
+                                worker,
+                                stats.tasks[worker],
+                                rss,
+                            )
+                            recycle = True
                     yield row
         finally:
             _terminate(executor)
+            for worker in list(stats.rss_mb):  # every worker of this pool is gone
+                stats.retire(worker, recycled=recycle)
         lost += in_flight.values()
         if alone and lost:
             for task in lost:
@@ -167,10 +267,13 @@ def run_batch(
     retry_errors: bool = False,
     progress: Progress | None = None,
     on_row: Callable[[dict[str, object]], None] | None = None,
+    policy: RecyclePolicy | None = None,
+    fn: Callable[[Task], dict] = run_task,
 ) -> BatchSummary:
     """Run the unfinished `tasks`, appending each row to `store` as it completes.
 
     Ctrl+C (or SIGTERM) stops the workers; every row finished so far is already on disk.
+    Workers are replaced per `policy`; `progress` shows their memory and how many were replaced.
     """
     todo = pending_tasks(tasks, info, retry_errors)
     unique = len({t.key for t in tasks})
@@ -181,12 +284,14 @@ def run_batch(
         progress = Progress(unique, skipped, enabled=False)
     ran = errors = 0
     interrupted = False
+    stats = WorkerStats()
+    progress.workers = stats
     if backend == "ray":
         from engine.batch.ray_backend import ray_results
 
-        results = ray_results(todo, ray_address, workers or None)
+        results = ray_results(todo, ray_address, workers or None, fn, policy, stats)
     elif backend == "local":
-        results = local_results(todo, workers)
+        results = local_results(todo, workers, fn, policy, stats)
     else:
         raise ValueError(f"unknown backend {backend!r}")
 
@@ -214,4 +319,5 @@ def run_batch(
         with contextlib.suppress(ValueError):
             signal.signal(signal.SIGTERM, previous)
         progress.close()
-    return BatchSummary(unique, skipped, ran, errors, interrupted)
+    peak = max(stats.largest_mb, stats.peak_mb)
+    return BatchSummary(unique, skipped, ran, errors, interrupted, peak, stats.recycled)

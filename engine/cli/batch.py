@@ -10,7 +10,7 @@ from engine import schema
 from engine.batch.grasp_table import GraspTable, read_grasp_table
 from engine.batch.progress import Progress, format_duration
 from engine.batch.results_store import ResultsStore, ResumeInfo
-from engine.batch.runner import BatchSummary, pending_tasks, run_batch
+from engine.batch.runner import BatchSummary, RecyclePolicy, pending_tasks, run_batch
 from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
@@ -51,6 +51,20 @@ def add_batch_arguments(
     p.add_argument("--limit", type=int, help="only the first N grasps of the table")
     p.add_argument(
         "--workers", type=int, help="parallel workers (default: all cores; 0: in this process)"
+    )
+    defaults = RecyclePolicy()
+    p.add_argument(
+        "--max-tasks-per-worker",
+        type=int,
+        default=defaults.max_tasks,
+        help="replace a worker process by a fresh one after this many tasks (0: never)",
+    )
+    p.add_argument(
+        "--max-worker-memory",
+        type=float,
+        default=defaults.max_memory_mb,
+        metavar="MB",
+        help="replace a local worker whose resident memory exceeds this after a task (0: never)",
     )
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--ray-address", help="join this Ray cluster (default: start a local one)")
@@ -151,6 +165,7 @@ def execute(
             ray_address=args.ray_address,
             retry_errors=args.retry_errors,
             progress=progress,
+            policy=recycle_policy(args),
         )
     finally:
         store.close()
@@ -168,6 +183,12 @@ def execute(
             f"{summary.skipped} already done; {finished}/{summary.total} tasks in {out}",
             file=sys.stderr,
         )
+        if summary.ran:
+            print(
+                f"{prog}: workers: largest {summary.largest_worker_mb:.0f} MB, "
+                f"{summary.recycled_workers} recycled",
+                file=sys.stderr,
+            )
         if summary.errors:
             print(
                 f"{prog}: error rows say why in their 'reason' and 'error' columns; after fixing "
@@ -175,6 +196,17 @@ def execute(
                 file=sys.stderr,
             )
     return summary
+
+
+def recycle_policy(args: argparse.Namespace) -> RecyclePolicy:
+    """When workers are replaced, from --max-tasks-per-worker and --max-worker-memory."""
+    policy = RecyclePolicy(
+        max_tasks=getattr(args, "max_tasks_per_worker", RecyclePolicy.max_tasks),
+        max_memory_mb=getattr(args, "max_worker_memory", RecyclePolicy.max_memory_mb),
+    )
+    if policy.max_tasks < 0 or policy.max_memory_mb < 0:
+        raise ParameterError("--max-tasks-per-worker and --max-worker-memory must be >= 0")
+    return policy
 
 
 def _check_versions(out: str, info: ResumeInfo, allow: bool) -> None:
