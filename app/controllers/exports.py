@@ -72,7 +72,8 @@ class ExportController(QObject):
                 analytic[f"analytic_{key}_{col}"] = "" if r is None else getattr(r, col)
         columns = [*ctx, "status", *OUTCOME_COLUMNS, *analytic]
         try:
-            f, writer = open_results_writer(path, columns)
+            # The save dialog asked before replacing the file.
+            f, writer = open_results_writer(path, columns, overwrite=True)
         except IpcGraspError as exc:
             self.ui.error("Cannot export CSV", str(exc))
             return False
@@ -107,7 +108,7 @@ class ExportController(QObject):
         try:
             out = write_vtk_series(
                 path, rec.frames, d.obj.vertices, d.obj.faces, pad.surface_faces,
-                rec.energy_density,
+                rec.energy_density, overwrite=True,
             )  # fmt: skip
         except IpcGraspError as exc:
             self.ui.error("Cannot export the VTK series", str(exc))

@@ -68,7 +68,8 @@ class SessionController:
             return False
         extras = {"camera": [list(v) for v in self.camera()]}
         try:
-            json_path, _ = save_session(path, d.to_session(extras))
+            # The save dialog asked before replacing; Ctrl+S rewrites the session's own files.
+            json_path, _ = save_session(path, d.to_session(extras), overwrite=True)
         except (SessionError, IpcGraspError) as exc:
             self.ui.error("Cannot save the session", str(exc))
             return False

@@ -13,6 +13,7 @@ from engine.analytic.result import ModelResult
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
 from engine.io.results_csv import context_columns, open_results_writer
+from engine.io.safe_write import refuse_existing
 from engine.scene.resting import RestingObject
 
 RESULT_COLUMNS = (
@@ -52,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     schema.add_arguments(p.add_argument_group("model parameters (SI units)"), AnalyticParams)
     p.add_argument("--json", action="store_true", help="print one JSON object per model")
     p.add_argument("--out", help="also write one CSV row per model to this file")
+    p.add_argument("--force", action="store_true", help="replace an --out file that exists")
     p.set_defaults(run=run)
 
 
@@ -61,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:
         raise ParameterError(f"--samples must be >= 0 (got {args.samples})")
+    force = bool(getattr(args, "force", False))
+    if args.out:
+        refuse_existing(args.out, force)  # before the models run
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, params.outline())
     results = analyze_grasp(obj, grasp, params, models, args.samples, args.seed)
@@ -73,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         context = context_columns(
             mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed
         )
-        f, writer = open_results_writer(args.out, [*context, *RESULT_COLUMNS])
+        f, writer = open_results_writer(args.out, [*context, *RESULT_COLUMNS], overwrite=force)
         with f:
             for r in results:
                 data = r.as_json()

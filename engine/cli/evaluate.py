@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 
 from engine.batch.results_store import read_results
 from engine.errors import ParameterError
@@ -18,6 +17,7 @@ from engine.evaluation.labels import (
     predictions_from_rows,
 )
 from engine.evaluation.metrics import Scores, score
+from engine.io.safe_write import atomic_write_text, refuse_existing
 
 METHOD = (
     "AP, AR, F1 as IPC-GraspSim's comparison: each grasp's predicted and physical robustness "
@@ -45,6 +45,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--plot", help="write a precision-recall plot (PNG) here")
     p.add_argument("--json", dest="json_out", help="also write the scores as JSON here")
+    p.add_argument(
+        "--force", action="store_true", help="replace --plot and --json files that exist"
+    )
     p.add_argument("--models", help="only these models (comma-separated)")
     p.add_argument(
         "--common-grasps",
@@ -109,6 +112,10 @@ def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) ->
 def run(args: argparse.Namespace) -> int:
     """Score every model's predictions against the physical labels; print and write the table."""
     prog = "ipcgrasp evaluate"
+    force = bool(getattr(args, "force", False))
+    for out in (args.plot, args.json_out):
+        if out:
+            refuse_existing(out, force)  # before reading and scoring
     labels = load_labels(args.labels)
     rows = read_results(args.results)
     if args.models:
@@ -160,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             for name, pred, s, common in scored
             if s is not None
         ]
-        pr_plot(curves, args.plot)
+        pr_plot(curves, args.plot, overwrite=force)
         print(f"precision-recall plot -> {args.plot}")
     if args.json_out:
         data = [
@@ -175,8 +182,5 @@ def run(args: argparse.Namespace) -> int:
             }
             for name, pred, s, common in scored
         ]
-        try:
-            Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
-        except OSError as exc:
-            raise ParameterError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+        atomic_write_text(args.json_out, json.dumps(data, indent=2) + "\n", overwrite=force)
     return 0

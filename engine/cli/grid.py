@@ -19,6 +19,10 @@ from engine.cli.batch import (
 from engine.errors import ParameterError
 from engine.evaluation.grid import grid_cells, markdown_table, values
 from engine.evaluation.labels import PhysicalLabel, load_labels, predictions_from_rows
+from engine.io.safe_write import atomic_write_text, refuse_existing
+
+OUTPUTS = ("grid.md", "grid.json", "f1_heatmap.png")
+"""The tables and heat map `grid` writes into OUT (replaced when OUT is a grid's folder)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="only (re)write the tables from OUT/results.csv",
     )
     p.add_argument("--paper-rounding", action="store_true", help="round AP, AR before F1")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace grid.md, grid.json, f1_heatmap.png in an OUT folder without results.csv",
+    )
     p.set_defaults(run=run)
 
 
@@ -87,6 +96,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser()
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} is a file; give a folder for the grid's outputs")
+    # OUT holding results.csv is a grid's folder: its tables are rewritten on every run. Anywhere
+    # else an existing grid.md / grid.json / f1_heatmap.png is the user's: refused unless --force.
+    replace = bool(getattr(args, "force", False)) or (out / "results.csv").is_file()
+    for name in OUTPUTS:
+        refuse_existing(out / name, replace)
     table = load_table(args)
     params = params_from_args(args, youngs_modulus_pa=e_values[0], mu=mu_values[0])
     model = getattr(args, "model", IPC)
@@ -105,7 +119,17 @@ def run(args: argparse.Namespace) -> int:
         interrupted = summary.interrupted
     if not results.is_file():
         raise ParameterError(f"{results} does not exist yet: run the grid without --evaluate-only")
-    write_outputs(out, results, cell_tasks, labels, e_values, mu_values, args.paper_rounding, model)
+    write_outputs(
+        out,
+        results,
+        cell_tasks,
+        labels,
+        e_values,
+        mu_values,
+        args.paper_rounding,
+        model,
+        overwrite=replace,
+    )
     return 130 if interrupted else 0
 
 
@@ -118,9 +142,11 @@ def write_outputs(
     mu_values: list[float],
     paper_rounding: bool,
     model: str = IPC,
+    *,
+    overwrite: bool = True,
 ) -> None:
     """Score the finished rows of `model` in `results` per (E, mu) cell; write grid.md/.json,
-    heat map."""
+    heat map (atomically; existing ones are refused unless `overwrite`)."""
     rows = read_results([results])
     configs = {t.config_id for ts in cell_tasks.values() for t in ts}
     rows = [r for r in rows if r.get("model") == model and r.get("config") in configs]
@@ -156,31 +182,29 @@ def write_outputs(
             "",
         ]
     )
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "grid.md").write_text(text)
-        (out / "grid.json").write_text(
-            json.dumps(
-                [
-                    {
-                        "E": c.youngs_modulus_pa,
-                        "mu": c.mu,
-                        "complete": c.complete,
-                        "grasps_finished": c.grasps_finished,
-                        "grasps_total": c.grasps_total,
-                        "scores": c.scores.as_json() if c.scores else None,
-                    }
-                    for row in cells
-                    for c in row
-                ],
-                indent=2,
-            )
-            + "\n"
+    atomic_write_text(out / "grid.md", text, overwrite=overwrite)
+    atomic_write_text(
+        out / "grid.json",
+        json.dumps(
+            [
+                {
+                    "E": c.youngs_modulus_pa,
+                    "mu": c.mu,
+                    "complete": c.complete,
+                    "grasps_finished": c.grasps_finished,
+                    "grasps_total": c.grasps_total,
+                    "scores": c.scores.as_json() if c.scores else None,
+                }
+                for row in cells
+                for c in row
+            ],
+            indent=2,
         )
-    except OSError as exc:
-        raise ParameterError(f"cannot write the grid outputs to {out}: {exc.strerror}") from exc
+        + "\n",
+        overwrite=overwrite,
+    )
     from engine.evaluation.plots import heatmap
 
-    heatmap(values(cells, "f1"), e_values, mu_values, out / "f1_heatmap.png")
+    heatmap(values(cells, "f1"), e_values, mu_values, out / "f1_heatmap.png", overwrite=overwrite)
     print(markdown_table(cells, "f1", "F1 (rows E in Pa, columns mu)"))
     print(f"tables -> {out / 'grid.md'}, heat map -> {out / 'f1_heatmap.png'}")

@@ -21,6 +21,7 @@ from engine.io.results_csv import (
     open_results_writer,
     result_row,
 )
+from engine.io.safe_write import refuse_existing
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     schema.add_arguments(p.add_argument_group("trials"), TrialSpec)
     p.add_argument("--out", help="write one CSV row per trial to this file")
     p.add_argument("--frames", help="also save every frame to this .npz")
+    p.add_argument(
+        "--force", action="store_true", help="replace --out and --frames files that exist"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per trial")
     p.add_argument("--verbose", action="store_true", help="print every frame to stderr")
     p.set_defaults(run=run)
@@ -48,13 +52,21 @@ def run(args: argparse.Namespace) -> int:
     """Run the IPC trials of one grasp; print a line (or JSON object) per trial."""
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
+    force = bool(getattr(args, "force", False))
+    # Refuse existing outputs before anything runs (the writers check again when they write).
+    for option in ("out", "frames"):
+        value = getattr(args, option)
+        if value:
+            if option == "frames" and not str(value).endswith(".npz"):
+                value = f"{value}.npz"
+            refuse_existing(value, force, "--force")
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
     check_grasp(obj, grasp, params)
     context = context_columns(mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed)
     f, writer = (None, None)
     if args.out:
-        f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS])
+        f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)
     frames: dict[int, list[Frame]] = {}
 
     def on_frame(trial: int, frame: Frame) -> None:
@@ -92,7 +104,15 @@ def run(args: argparse.Namespace) -> int:
             f.close()
         if args.frames and frames:
             pad = build_pad(params)
-            save_frames(args.frames, frames, pad.tets, pad.surface_faces, obj.vertices, obj.faces)
+            save_frames(
+                args.frames,
+                frames,
+                pad.tets,
+                pad.surface_faces,
+                obj.vertices,
+                obj.faces,
+                overwrite=force,
+            )
     if not args.json:
         where = f" -> {args.out}" if args.out else ""
         print(f"robustness R = {robustness(results):.3f} over {len(results)} trials{where}")

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.evaluation.metrics import expand, precision_recall_curve, recall
+from engine.io.safe_write import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -31,11 +32,15 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
-def _save(fig: Figure, path: str | Path) -> None:
+def _save(fig: Figure, path: str | Path, overwrite: bool = False) -> None:
+    """Save atomically; an existing file is refused unless `overwrite` (engine.io.safe_write)."""
     p = Path(path).expanduser()
+    fmt = p.suffix.lstrip(".").lower() or "png"
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p)
+        with atomic_path(p, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, format=fmt)
+    except ValueError as exc:  # matplotlib: a format it cannot write
+        raise ParameterError(f"cannot write plot {p}: {exc}") from exc
     except OSError as exc:
         raise ParameterError(f"cannot write plot {p}: {exc.strerror or exc}") from exc
 
@@ -44,8 +49,11 @@ def pr_plot(
     curves: Sequence[tuple[str, Sequence[float], Sequence[float], str]],
     path: str | Path,
     n: int = 5,
+    overwrite: bool = False,
 ) -> None:
-    """curves: (name, predicted q per grasp, physical p per grasp, legend detail) per model."""
+    """curves: (name, predicted q per grasp, physical p per grasp, legend detail) per model.
+
+    An existing `path` is refused unless `overwrite`."""
     fig = _figure(6.0, 5.0)
     ax = fig.add_subplot()
     for name, predicted, physical, detail in curves:
@@ -72,7 +80,7 @@ def pr_plot(
     ax.set_title("Precision-recall against physical outcomes\n(dots: paper's binary labels)")
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
-    _save(fig, path)
+    _save(fig, path, overwrite)
 
 
 def heatmap(
@@ -81,8 +89,11 @@ def heatmap(
     mu_values: Sequence[float],
     path: str | Path,
     title: str = "F1",
+    overwrite: bool = False,
 ) -> None:
-    """values[i, j] for E = e_values[i], mu = mu_values[j]; NaN cells are left blank."""
+    """values[i, j] for E = e_values[i], mu = mu_values[j]; NaN cells are left blank.
+
+    An existing `path` is refused unless `overwrite`."""
     fig = _figure(1.2 + 1.1 * len(mu_values), 1.2 + 0.6 * len(e_values))
     ax = fig.add_subplot()
     data = np.ma.masked_invalid(np.asarray(values, dtype=float))
@@ -100,4 +111,4 @@ def heatmap(
     fig.colorbar(image, ax=ax, label=title)
     ax.set_title(f"{title} over the E x mu grid")
     fig.tight_layout()
-    _save(fig, path)
+    _save(fig, path, overwrite)

@@ -23,6 +23,13 @@ import numpy as np
 from engine import __version__
 from engine.errors import ParameterError
 from engine.grasp.frames import PHASES, Frame
+from engine.io.npz_read import NpzError, read_npz
+from engine.io.safe_write import atomic_path
+
+
+class FramesError(ParameterError):
+    """Frame arrays that are missing, of the wrong shape or type, or not finite."""
+
 
 CONTACT_COLUMNS = (
     "contacts_pad1_object",
@@ -52,14 +59,80 @@ def frames_to_arrays(frames: list[Frame]) -> dict[str, np.ndarray]:
     }
 
 
+# name -> (trailing shape, kind); None in a shape is "any length" (the pad's vertex count).
+_TRIAL_ARRAYS: dict[str, tuple[tuple[int | None, ...], str]] = {
+    "time_s": ((), "f"),
+    "phase": ((), "i"),
+    "pad1": ((None, 3), "f"),
+    "pad2": ((None, 3), "f"),
+    "object_pose": ((4, 4), "f"),
+    "psi": ((2,), "f"),
+    "grip_force": ((2,), "f"),
+    "contacts": ((len(CONTACT_COLUMNS),), "i"),
+    "min_distance": ((), "f"),
+    "object_min_z": ((), "f"),
+    "plate": ((2,), "f"),
+    "newton_iterations": ((), "i"),
+}
+# Arrays whose values must be finite (the others may hold inf/NaN, e.g. no contact yet).
+_FINITE = ("time_s", "pad1", "pad2", "object_pose", "plate")
+
+
+def check_trial_arrays(arrays: dict[str, np.ndarray], prefix: str = "", where: str = "") -> int:
+    """The number of frames of the trial under `prefix`; FramesError says what is wrong.
+
+    Checks that every array is present, numeric (integers where counts are stored), has one
+    entry per frame and the documented shape, that phases index `PHASES` and that times, poses
+    and positions are finite.
+    """
+    at = f"{where}: " if where else ""
+    if f"{prefix}time_s" not in arrays:
+        raise FramesError(f"{at}array {prefix}time_s is missing")
+    n: int | None = None
+    for name, (tail, kind) in _TRIAL_ARRAYS.items():
+        key = prefix + name
+        a = arrays.get(key)
+        if a is None:
+            raise FramesError(f"{at}array {key} is missing (the file is incomplete)")
+        if a.dtype.kind not in ("iu" if kind == "i" else "fiu") or a.dtype.kind == "b":
+            raise FramesError(f"{at}array {key} has type {a.dtype}; expected numbers")
+        if a.ndim != 1 + len(tail) or any(
+            t is not None and s != t for s, t in zip(a.shape[1:], tail, strict=True)
+        ):
+            want = ", ".join(["F", *("n" if t is None else str(t) for t in tail)])
+            raise FramesError(f"{at}array {key} has shape {a.shape}; expected ({want})")
+        if n is None:
+            n = a.shape[0]
+        elif a.shape[0] != n:
+            raise FramesError(f"{at}array {key} has {a.shape[0]} entries for {n} frames")
+    assert n is not None
+    if arrays[prefix + "pad1"].shape != arrays[prefix + "pad2"].shape:
+        raise FramesError(f"{at}arrays {prefix}pad1 and {prefix}pad2 differ in shape")
+    phase = arrays[prefix + "phase"]
+    if n and (phase.min() < 0 or phase.max() >= len(PHASES)):
+        raise FramesError(f"{at}array {prefix}phase holds values outside 0..{len(PHASES) - 1}")
+    for name in _FINITE:
+        if not np.all(np.isfinite(arrays[prefix + name])):
+            raise FramesError(f"{at}array {prefix}{name} holds NaN or infinite values")
+    free = arrays.get(prefix + "intersection_free")
+    if free is not None and (free.dtype.kind not in "biu" or free.shape != (n,)):
+        raise FramesError(
+            f"{at}array {prefix}intersection_free has shape {free.shape} and type "
+            f"{free.dtype}; expected ({n},) bool"
+        )
+    return int(n)
+
+
 def frames_from_arrays(
     arrays: dict[str, np.ndarray], prefix: str = "", intersection_free: bool = True
 ) -> list[Frame]:
     """Rebuild Frames from the arrays of `frames_to_arrays` (keys under `prefix`).
 
     `intersection_free` is used only for files without the per-frame flag: pass the trial
-    result's flag (a trial is intersection-free exactly when all its frames are).
+    result's flag (a trial is intersection-free exactly when all its frames are). Arrays that
+    do not pass `check_trial_arrays` raise FramesError.
     """
+    check_trial_arrays(arrays, prefix)
     a = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
     n = len(a["time_s"])
     free = a.get("intersection_free")
@@ -95,10 +168,14 @@ def save_frames(
     pad_surface_faces: np.ndarray,
     object_vertices: np.ndarray,
     object_faces: np.ndarray,
-) -> None:
+    *,
+    overwrite: bool = False,
+) -> Path:
     """Write the frames of `trials` (trial id -> frames) and the shared meshes to one .npz.
 
-    Raises ParameterError when the file cannot be written.
+    `.npz` is appended to a name without it. An existing file is refused unless `overwrite`
+    (OutputExistsError naming --force); the file is written atomically. Raises
+    ParameterError when it cannot be written. Returns the path written.
     """
     meta = {
         "format": "ipcgrasp-frames",
@@ -121,22 +198,43 @@ def save_frames(
         if frames:
             for name, arr in frames_to_arrays(frames).items():
                 arrays[f"t{k}/{name}"] = arr
-    p = Path(path)
+    p = Path(path).expanduser()
+    if not p.name.endswith(".npz"):
+        p = p.with_name(p.name + ".npz")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(p, **arrays)
+        with atomic_path(p, overwrite=overwrite) as tmp, open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
     except OSError as exc:
         raise ParameterError(f"cannot write frames to {p}: {exc}; choose a writable path") from exc
+    return p
 
 
 def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """(meta, arrays) of a frames file; raises ParameterError for files that are not one."""
+    """(meta, arrays) of a frames file; raises ParameterError for files that are not one.
+
+    Sizes are capped (engine.io.npz_read), and every trial listed in meta must have valid
+    arrays (`check_trial_arrays`).
+    """
+    p = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        meta = json.loads(str(arrays.pop("meta")))
-    except (OSError, ValueError, KeyError) as exc:
-        raise ParameterError(f"{path} is not an ipcgrasp frames file ({exc})") from exc
-    if meta.get("format") != "ipcgrasp-frames":
-        raise ParameterError(f"{path} is not an ipcgrasp frames file")
+        arrays = read_npz(p)
+    except NpzError as exc:
+        raise FramesError(f"{p} is not an ipcgrasp frames file: {exc}") from exc
+    raw = arrays.pop("meta", None)
+    if raw is None or raw.shape != () or raw.dtype.kind != "U":
+        raise FramesError(f"{p} is not an ipcgrasp frames file (no meta text)")
+    try:
+        meta = json.loads(str(raw))
+    except (ValueError, RecursionError) as exc:
+        raise FramesError(f"{p}: its meta is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != "ipcgrasp-frames":
+        raise FramesError(f"{p} is not an ipcgrasp frames file")
+    trials = meta.get("trials")
+    if not isinstance(trials, list) or not all(
+        isinstance(k, int) and not isinstance(k, bool) for k in trials
+    ):
+        raise FramesError(f"{p}: meta 'trials' must be a list of trial numbers")
+    for k in trials:
+        if f"t{k}/time_s" in arrays:
+            check_trial_arrays(arrays, f"t{k}/", str(p))
     return meta, arrays

@@ -5,14 +5,13 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from engine import schema
-from engine.errors import ParameterError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.io.safe_write import StreamFile, open_new_text
 from engine.version import build_id
 
 if TYPE_CHECKING:
@@ -75,17 +74,14 @@ def context_columns(
 
 
 def open_results_writer(
-    path: str | os.PathLike, columns: Iterable[str]
-) -> tuple[TextIO, csv.DictWriter[str]]:
-    """Open `path` for writing rows (creating parent folders); error names the fix if it cannot."""
-    p = Path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        f = p.open("w", newline="")
-    except OSError as exc:
-        raise ParameterError(
-            f"cannot write results to {p}: {exc.strerror}; choose a writable --out path"
-        ) from exc
+    path: str | os.PathLike, columns: Iterable[str], *, overwrite: bool = False
+) -> tuple[StreamFile, csv.DictWriter[str]]:
+    """Open `path` for writing rows (creating parent folders); error names the fix if it cannot.
+
+    An existing file is refused (OutputExistsError naming --force) unless `overwrite`; then the
+    rows go to a temporary file that replaces it when closed (engine.io.safe_write).
+    """
+    f = open_new_text(path, overwrite=overwrite, hint="choose a writable --out path")
     writer = csv.DictWriter(f, fieldnames=list(columns))
     writer.writeheader()
     f.flush()

@@ -9,6 +9,8 @@ The `.pvd` collection maps each file to its simulated time in seconds.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.grasp.frames import Frame
+from engine.io.safe_write import OutputExistsError, atomic_write_text, refuse_existing
 
 
 def _array(name: str | None, values: np.ndarray, vtk_type: str, components: int = 1) -> str:
@@ -85,21 +88,35 @@ def write_vtk_series(
     pad_faces: np.ndarray,
     energy: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
     progress: Callable[[int, int], bool | None] | None = None,
+    *,
+    overwrite: bool = False,
 ) -> Path:
     """Write `path` (.pvd) and its frames in the folder `<stem>_frames/`; returns the .pvd path.
 
     `progress(done, total)` is called after each frame and may return True to stop early (the
-    collection then lists the frames written so far).
+    collection then lists the frames written so far). An existing .pvd or frames folder is
+    refused unless `overwrite` (then both are replaced). The frames are written into a temporary
+    folder that is renamed into place, then the .pvd is written atomically: a crash leaves the
+    old series (or none), never half of one.
     """
-    pvd = Path(path)
+    pvd = Path(path).expanduser()
     if pvd.suffix.lower() != ".pvd":
         pvd = pvd.with_suffix(".pvd")
     folder = pvd.with_name(pvd.stem + "_frames")
+    refuse_existing(pvd, overwrite, "overwrite=True")
+    if not overwrite and (folder.exists() or folder.is_symlink()):
+        raise OutputExistsError(
+            f"{folder} already exists; choose another name for the series or allow replacing it"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise OutputExistsError(f"{folder} is a file; choose another name for the series")
     if energy is not None and len(energy) != len(frames):
         energy = None
     entries = []
+    staging: Path | None = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        pvd.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:80]}.", dir=pvd.parent))
         for i, frame in enumerate(frames):
             name = f"frame_{i:05d}.vtp"
             text = frame_polydata(
@@ -109,22 +126,32 @@ def write_vtk_series(
                 pad_faces,
                 None if energy is None else energy[i],
             )
-            (folder / name).write_text(text, encoding="ascii")
+            (staging / name).write_text(text, encoding="ascii")
             entries.append(
                 f'<DataSet timestep="{frame.time_s:.6g}" group="" part="0" '
                 f'file="{folder.name}/{name}"/>'
             )
             if progress is not None and progress(i + 1, len(frames)):
                 break
-        pvd.write_text(
+        if folder.is_dir():  # overwrite: the old frames go only once the new ones are complete
+            shutil.rmtree(folder)
+        os.replace(staging, folder)
+        staging = None
+        atomic_write_text(
+            pvd,
             '<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" '
             'byte_order="LittleEndian">\n<Collection>\n'
             + "\n".join(entries)
             + "\n</Collection>\n</VTKFile>\n",
+            overwrite=overwrite,
+            flag="overwrite=True",
             encoding="ascii",
         )
     except OSError as exc:
         raise ParameterError(
             f"cannot write the VTK series {pvd}: {exc.strerror or exc}; choose a writable folder"
         ) from exc
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     return pvd

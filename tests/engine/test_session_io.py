@@ -144,7 +144,7 @@ def test_moved_mesh_falls_back_to_embedded_copy(tmp_path, short_trial):
     [
         ("{not json", "not a readable"),
         ('{"format": "other"}', "not an ipcgrasp session"),
-        ('{"format": "ipcgrasp-session", "version": 1}', "damaged"),
+        ('{"format": "ipcgrasp-session", "version": 1}', "field 'object' must be an object"),
     ],
 )
 def test_broken_files_raise_session_error(tmp_path, content, match):

@@ -1,0 +1,230 @@
+"""Writing output files without destroying a user's file.
+
+Two rules every writer of the engine follows:
+
+- **Refuse to replace.** A file that exists is replaced only when the caller says so
+  (`overwrite=True`: the CLI's `--force`, or the app after its save dialog asked). Otherwise
+  `OutputExistsError` names the file and the fix.
+- **Atomic.** The content goes to a temporary file in the target's folder (same file system),
+  is flushed to disk, then `os.replace`s the target in one step: a crash leaves the old file (or
+  no file) and at most a stray `.NAME.*.tmp` beside it, never half a file.
+
+`atomic_path` gives the temporary path to a writer that wants a path (matplotlib, numpy);
+`atomic_write_bytes` / `atomic_write_text` write a whole file; `open_new_text` opens a file for
+streaming rows that are flushed as they come (a new file is created exclusively; a replaced one
+is streamed to a temporary file that replaces the target on close).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from engine.errors import ParameterError
+
+
+class OutputExistsError(ParameterError):
+    """An output file exists and the caller did not allow replacing it."""
+
+
+def refuse_existing(path: str | os.PathLike, overwrite: bool, flag: str = "--force") -> Path:
+    """`path` as a Path; OutputExistsError when it exists and `overwrite` is False.
+
+    `flag` is how the user allows replacing it (named in the message).
+    """
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise OutputExistsError(f"{p} is a folder; give a file name")
+    if not overwrite and (p.exists() or p.is_symlink()):
+        raise OutputExistsError(
+            f"{p} already exists; choose another name or pass {flag} to replace it"
+        )
+    return p
+
+
+def _cannot(p: Path, exc: OSError, hint: str = "choose a writable path") -> ParameterError:
+    return ParameterError(f"cannot write {p}: {exc.strerror or exc}; {hint}")
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _temp_in(p: Path) -> Path:
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:80]}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise _cannot(p, exc) from exc
+    os.close(fd)
+    return Path(tmp)
+
+
+def _commit(tmp: Path, p: Path, overwrite: bool, flag: str) -> None:
+    """Flush `tmp` to disk and move it onto `p` (refusing if `p` appeared meanwhile)."""
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
+    if not overwrite:
+        try:
+            os.link(tmp, p)  # fails if p exists: never replaces a file created meanwhile
+        except FileExistsError:
+            raise OutputExistsError(
+                f"{p} already exists; choose another name or pass {flag} to replace it"
+            ) from None
+        except OSError:
+            # No hard links (some file systems): replace after a last check.
+            if p.exists():
+                raise OutputExistsError(
+                    f"{p} already exists; choose another name or pass {flag} to replace it"
+                ) from None
+            os.replace(tmp, p)
+        else:
+            tmp.unlink()
+    else:
+        os.replace(tmp, p)
+    _fsync_dir(p.parent)
+
+
+@contextlib.contextmanager
+def atomic_path(
+    path: str | os.PathLike, *, overwrite: bool = False, flag: str = "--force"
+) -> Iterator[Path]:
+    """A temporary path beside `path` to write to; on success it becomes `path` atomically.
+
+    Refuses an existing `path` unless `overwrite` (OutputExistsError). On an exception the
+    temporary file is removed and `path` is untouched. OSErrors become ParameterError.
+    """
+    p = refuse_existing(path, overwrite, flag)
+    tmp = _temp_in(p)
+    try:
+        yield tmp
+        _commit(tmp, p, overwrite, flag)
+    except OSError as exc:
+        raise _cannot(p, exc) from exc
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def atomic_write_bytes(
+    path: str | os.PathLike, data: bytes, *, overwrite: bool = False, flag: str = "--force"
+) -> Path:
+    """Write `data` to `path` atomically (see `atomic_path`); returns the path."""
+    with atomic_path(path, overwrite=overwrite, flag=flag) as tmp:
+        tmp.write_bytes(data)
+    return Path(path).expanduser()
+
+
+def atomic_write_text(
+    path: str | os.PathLike,
+    text: str,
+    *,
+    overwrite: bool = False,
+    flag: str = "--force",
+    encoding: str = "utf-8",
+) -> Path:
+    """Write `text` to `path` atomically (see `atomic_path`); returns the path."""
+    return atomic_write_bytes(path, text.encode(encoding), overwrite=overwrite, flag=flag)
+
+
+class _ReplacingFile:
+    """A text file streamed to a temporary path that replaces the target on a clean close."""
+
+    def __init__(self, tmp: Path, target: Path, flag: str) -> None:
+        self.tmp, self.target, self.flag = tmp, target, flag
+        self.file: IO[str] = open(tmp, "w", newline="", encoding="utf-8")
+
+    def close(self, ok: bool = True) -> None:
+        if self.file.closed:
+            return
+        self.file.close()
+        try:
+            if ok:
+                _commit(self.tmp, self.target, True, self.flag)
+        except OSError as exc:
+            raise _cannot(self.target, exc) from exc
+        finally:
+            with contextlib.suppress(OSError):
+                self.tmp.unlink()
+
+
+class StreamFile:
+    """A text output opened by `open_new_text`: `write`, `flush`, `close`, context manager."""
+
+    def __init__(self, file: IO[str], replacing: _ReplacingFile | None) -> None:
+        self._file = file
+        self._replacing = replacing
+
+    def write(self, text: str) -> int:
+        return self._file.write(text)
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def close(self) -> None:
+        if self._replacing is not None:
+            self._replacing.close(ok=True)
+        else:
+            self._file.close()
+
+    def discard(self) -> None:
+        """Close after a failure: a replaced target keeps its old content."""
+        if self._replacing is not None:
+            self._replacing.close(ok=False)
+        else:
+            self._file.close()
+
+    def __enter__(self) -> StreamFile:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.discard()
+
+
+def open_new_text(
+    path: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    flag: str = "--force",
+    hint: str = "choose a writable path",
+) -> StreamFile:
+    """Open `path` to stream text rows (flushed by the caller as they come).
+
+    A new file is created exclusively (it never replaces a file that appears meanwhile); a crash
+    leaves the rows written so far. With `overwrite` and an existing file, the rows go to a
+    temporary file that replaces it on `close()` (the old content stays until then).
+    """
+    p = refuse_existing(path, overwrite, flag)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if overwrite and (p.exists() or p.is_symlink()):
+            tmp = _temp_in(p)
+            rep = _ReplacingFile(tmp, p, flag)
+            return StreamFile(rep.file, rep)
+        return StreamFile(open(p, "x", newline="", encoding="utf-8"), None)
+    except FileExistsError:
+        raise OutputExistsError(
+            f"{p} already exists; choose another name or pass {flag} to replace it"
+        ) from None
+    except OSError as exc:
+        raise _cannot(p, exc, hint) from exc
