@@ -38,11 +38,16 @@ class NpzError(ParameterError):
 def read_npz(
     path: str | os.PathLike,
     *,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    max_total_bytes: int = MAX_TOTAL_BYTES,
-    max_elements: int = MAX_ARRAY_ELEMENTS,
+    max_file_bytes: int | None = None,
+    max_total_bytes: int | None = None,
+    max_elements: int | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every array of the .npz at `path` by name (without the `.npy` suffix)."""
+    """Every array of the .npz at `path` by name (without the `.npy` suffix).
+
+    The caps default to the module's MAX_* values (read at call time)."""
+    max_file_bytes = MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
+    max_total_bytes = MAX_TOTAL_BYTES if max_total_bytes is None else max_total_bytes
+    max_elements = MAX_ARRAY_ELEMENTS if max_elements is None else max_elements
     p = Path(path)
     try:
         size = p.stat().st_size
