@@ -391,21 +391,7 @@ class GraspSimulation:
         summary = yield from self._lift()
         if summary is None:
             return
-        lifted = summary.object_min_z_m >= p.lift_height_m - p.dhat_m
-        held = summary.pad_object[0] > 0 and summary.pad_object[1] > 0
-        off_ground = summary.object_ground == 0 and summary.object_min_z_m > p.dhat_m
-        r.success = bool(lifted and held and off_ground)
-        if r.success:
-            r.reason = "lifted"
-        elif not lifted:
-            r.reason = (
-                f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.1f} mm "
-                f"while the plates rose {self._state.lift_m * 1e3:.1f} mm"
-            )
-        elif not held:
-            r.reason = "object lost contact with a pad during the lift"
-        else:
-            r.reason = "object still touches the ground"
+        r.success, r.reason = judge_lift(summary, p.lift_height_m, p.dhat_m, self._state.lift_m)
 
     def _squeeze(self) -> Generator[Frame, None, ContactSummary | None]:
         """Close until the stop quantity is in [th, (1+overshoot) th]; returns the last summary."""
@@ -575,6 +561,30 @@ class GraspSimulation:
             if phase == "hold" and hold_steps <= 0:
                 return summary
         raise SolverError(f"the lift did not finish within {p.max_steps} steps")
+
+
+def judge_lift(
+    summary: ContactSummary, lift_height_m: float, dhat_m: float, plates_lift_m: float
+) -> tuple[bool, str]:
+    """IPC-GraspSim's success test at the end of the hold: (success, reason).
+
+    Success iff the object's lowest point reached the lift height (within the barrier distance
+    dhat), both pads still touch it and it no longer touches the ground ("touch": closer
+    than dhat).
+    """
+    lifted = summary.object_min_z_m >= lift_height_m - dhat_m
+    held = summary.pad_object[0] > 0 and summary.pad_object[1] > 0
+    off_ground = summary.object_ground == 0 and summary.object_min_z_m > dhat_m
+    if lifted and held and off_ground:
+        return True, "lifted"
+    if not lifted:
+        return False, (
+            f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.1f} mm "
+            f"while the plates rose {plates_lift_m * 1e3:.1f} mm"
+        )
+    if not held:
+        return False, "object lost contact with a pad during the lift"
+    return False, "object still touches the ground"
 
 
 def _check_open_jaws_clear_ground(pad_world: tuple[np.ndarray, np.ndarray]) -> None:

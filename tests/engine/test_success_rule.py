@@ -1,0 +1,43 @@
+"""IPC-GraspSim's success test (Kim 2022, Sec. 3.2) at its boundaries: lifted 2 cm (within the
+0.1 mm barrier distance), both pads still touching the object, the object off the ground."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.grasp.simulation import judge_lift
+from engine.ipc.contact_metrics import ContactSummary
+
+LIFT = 0.02  # m, the paper's lift height
+DHAT = 1e-4  # m, contact = closer than the barrier distance
+
+
+def _summary(z: float, pads: tuple[int, int] = (5, 5), ground: int = 0) -> ContactSummary:
+    return ContactSummary(
+        pad_object=pads,
+        object_ground=ground,
+        pad_ground=0,
+        pad_pad=0,
+        grip_force_n=(1.0, 1.0),
+        min_distance_m=1e-5,
+        object_min_z_m=z,
+        intersection_free=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("z", "pads", "ground", "success", "reason"),
+    [
+        (0.02, (5, 5), 0, True, "lifted"),
+        (0.02 - 0.99 * DHAT, (5, 5), 0, True, "lifted"),  # within dhat of 2 cm
+        (0.02 - 1.01 * DHAT, (5, 5), 0, False, "object slipped"),  # held, off the ground, short
+        (0.012, (5, 5), 0, False, "object slipped"),
+        (0.02, (0, 5), 0, False, "object lost contact with a pad"),
+        (0.02, (5, 0), 0, False, "object lost contact with a pad"),
+        (0.02, (5, 5), 3, False, "object still touches the ground"),
+    ],
+)
+def test_success_needs_height_both_pads_and_no_ground(z, pads, ground, success, reason):
+    ok, why = judge_lift(_summary(z, pads, ground), LIFT, DHAT, plates_lift_m=0.021)
+    assert ok is success
+    assert why.startswith(reason)
