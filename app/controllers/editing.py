@@ -102,12 +102,20 @@ class EditController:
             self.set_grasp(safe_default_grasp(d.obj, d.params), "default grasp")
 
     def place_grasp_at(self, point: np.ndarray, normal: np.ndarray) -> bool:
-        """Click-to-place: jaw 0 at `point`, the other jaw by ray casting along -normal."""
+        """Click-to-place: jaw 0 at `point`, the other jaw where a ray along -normal leaves the
+        object within the gripper's opening."""
         d = self.model.doc
         if d is None:
             return False
         try:
-            done = antipodal_grasp(d.obj, point, normal, d.grasp.approach_angle_rad)
+            done = antipodal_grasp(
+                d.obj,
+                point,
+                normal,
+                d.grasp.approach_angle_rad,
+                open_width_m=d.params.open_width_m,
+                clearance_m=d.params.dhat_m,
+            )
         except GraspError as exc:
             self.ui.status(f"cannot place a grasp there: {exc}")
             return False

@@ -1,8 +1,9 @@
 """Antipodal grasp completion: from one picked surface point to a full parallel-jaw grasp.
 
 The picked point is jaw 0's contact; the closing axis is the inward surface normal there, and
-the opposite contact is where a ray along that axis last leaves the object (the outermost
-surface the closing jaw 1 meets first). Used by the app's click-to-place tool.
+the opposite contact is where a ray along that axis last leaves the object within the
+gripper's opening (the outermost surface the closing jaw 1 meets first). Used by the app's
+click-to-place tool.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import trimesh
 
 from engine.errors import GraspError
 from engine.grasp.grasp import Grasp
+from engine.gripper.presets import GRIPPERS
 from engine.scene.resting import RestingObject
 
 _WORLD_DOWN = np.array([0.0, 0.0, -1.0])
@@ -39,11 +41,20 @@ def antipodal_grasp(
     point: np.ndarray,
     outward_normal: np.ndarray,
     approach_angle_rad: float = 0.0,
+    open_width_m: float | None = None,
+    clearance_m: float = 0.0,
 ) -> AntipodalGrasp:
     """Complete a grasp whose jaw 0 touches `point` (on the surface, resting frame).
 
-    Raises GraspError when the ray along the inward normal finds no opposite surface (the point
-    is not on the object, or the normal is degenerate).
+    The ray from `point` along the inward normal crosses the object; every surface where it
+    leaves the material is a possible jaw 1 contact. Hits within a small tolerance of the
+    picked point are the picked face itself and are ignored. Jaw 1 takes the outermost exit
+    that fits between the open jaws (`open_width_m` less `clearance_m` on each side; any
+    width when None), so a mug is grasped across when it fits and by its wall otherwise.
+
+    A point a hair off the surface (a picker's point near a facet's edge) is moved onto it.
+    Raises GraspError, naming what to try, when the point is not on the surface, the normal
+    is degenerate, or no opposite surface lies within the opening.
     """
     p = np.asarray(point, dtype=float).reshape(3)
     n = np.asarray(outward_normal, dtype=float).reshape(3)
@@ -53,19 +64,82 @@ def antipodal_grasp(
     axis = -n / length
     mesh = trimesh.Trimesh(np.asarray(obj.vertices), np.asarray(obj.faces), process=False)
     diagonal = float(np.linalg.norm(mesh.extents))
-    start = p + 1e-6 * diagonal * axis
-    locations, _, index_tri = mesh.ray.intersects_location(start[None], axis[None])
-    reach = (locations - p) @ axis if len(locations) else np.zeros(0)
-    # From a point on the surface the ray starts inside the material, so the nearest hit leaves
-    # the object; a nearest hit that enters it means the point was not on the surface.
-    if len(locations) == 0 or np.dot(mesh.face_normals[index_tri[np.argmin(reach)]], axis) <= 0:
+    # A picker's point lies on the plane of the face it hit, which near an edge of a faceted
+    # surface can be a hair outside the neighbouring face: put it on the surface.
+    closest, distance, _ = trimesh.proximity.closest_point(mesh, p[None])
+    if float(distance[0]) > 1e-3 * diagonal:
+        raise GraspError(
+            f"the picked point is {float(distance[0]) * 1e3:.1f} mm off the object's surface, "
+            "so there is no opposite surface to grasp: pick a point on the object"
+        )
+    p = closest[0]
+    reach, entering = _crossings(mesh, p, axis, diagonal)
+    if len(reach) == 0 or entering[0]:
+        # No hit at all, or the ray starts outside the material.
         raise GraspError(
             "no opposite surface along the normal at the picked point: pick a point on the "
             "object's surface"
         )
-    q = locations[int(np.argmax(reach))]
+    exits = reach[~entering]
+    limit = math.inf if open_width_m is None else open_width_m - 2.0 * clearance_m
+    fitting = exits[exits <= limit]
+    if len(fitting) == 0:
+        raise GraspError(
+            _too_wide_message(float(exits[0]), float(open_width_m or 0.0), clearance_m)
+        )
+    q = p + float(fitting[-1]) * axis
     center = 0.5 * (p + q)
-    return AntipodalGrasp(Grasp(center, axis, approach_angle_rad), p.copy(), q.copy())
+    return AntipodalGrasp(Grasp(center, axis, approach_angle_rad), p.copy(), q)
+
+
+def _crossings(
+    mesh: trimesh.Trimesh, p: np.ndarray, axis: np.ndarray, diagonal: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the ray from `p` along `axis` crosses the surface: distances from `p` (sorted)
+    and whether the ray enters the material there. Hits closer than a tolerance (the picked
+    face, found again at distance ~1e-19) are dropped; hits at one distance (an edge or a
+    vertex shared by several faces) count once. A ray through an edge that finds an odd
+    number of crossings is cast again from points a hair's width aside."""
+    tol = 1e-5 * diagonal
+    # Start behind the point so that the picked face itself is always hit, then dropped.
+    start = p - 10.0 * tol * axis
+    side = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+    side /= np.linalg.norm(side)
+    other = np.cross(axis, side)
+    best: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0, dtype=bool))
+    for shift in (np.zeros(3), side, other, -side, -other):
+        origin = start + 1e-4 * diagonal * shift
+        locations, _, tri = mesh.ray.intersects_location(origin[None], axis[None])
+        reach = (locations - p) @ axis
+        entering = mesh.face_normals[tri] @ axis < 0.0
+        keep = reach > tol
+        reach, entering = reach[keep], entering[keep]
+        order = np.argsort(reach, kind="stable")
+        reach, entering = reach[order], entering[order]
+        # One crossing per distance (shared edges and vertices report each of their faces).
+        distinct = np.ones(len(reach), dtype=bool)
+        distinct[1:] = np.diff(reach) > tol
+        reach, entering = reach[distinct], entering[distinct]
+        alternating = len(reach) > 0 and bool(np.all(entering[1:] != entering[:-1]))
+        if alternating and not entering[0] and not entering[-1]:
+            return reach, entering
+        if len(best[0]) == 0:
+            best = (reach, entering)
+    return best
+
+
+def _too_wide_message(width_m: float, open_width_m: float, clearance_m: float) -> str:
+    wider = [
+        f"{g.label} ({g.stroke_m * 1e3:.0f} mm)"
+        for g in GRIPPERS.values()
+        if g.stroke_m > max(width_m + 2.0 * clearance_m, open_width_m)
+    ]
+    hint = f", or choose a gripper that opens wider: {', '.join(wider)}" if wider else ""
+    return (
+        f"the object is {width_m * 1e3:.1f} mm thick along the normal there and the gripper "
+        f"opens {open_width_m * 1e3:.0f} mm: pick a point where it is narrower (e.g. on a "
+        f"side rather than an end){hint}"
+    )
 
 
 def grasp_from_pose(pose: np.ndarray) -> Grasp:

@@ -344,3 +344,62 @@ def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
     assert len(window.viewport._contact_names) == len(panel.results["exact"].contacts) > 0
     panel.contacts_box.setChecked(False)
     assert window.viewport._contact_names == []
+
+
+def test_right_clicks_on_a_can_place_grasps_on_its_curved_side(window, qtbot, tmp_path):
+    """Issue 15: real right clicks at random visible points of a 40 x 80 mm can. Where the can
+    fits in the default 50 mm opening (its curved side: 40 mm across) a grasp is placed with
+    both jaws on the surface; on its ends (80 mm long) the status line says what to try."""
+    from engine.grasp.antipodal import contacts_along_axis
+
+    path = tmp_path / "can.stl"
+    trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
+    assert window.opening.open_path(path)
+    d = window.doc
+    assert d.params.open_width_m == pytest.approx(0.05)
+    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
+    long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
+    vp, p = window.viewport, window.viewport.plotter
+    p.view_vector((1.0, -0.6, 0.5), viewup=(0.0, 0.0, 1.0))
+    p.reset_camera()
+    vp.render_now()
+    picks: list[tuple[np.ndarray, np.ndarray]] = []
+    vp.picked.connect(lambda point, normal: picks.append((point, normal)))
+    statuses: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    rng = np.random.default_rng(15)
+    side, ends, misses = 0, 0, 0
+    try:
+        while side + ends < 100:
+            # A random surface point, clicked where it shows; the picker reports what is
+            # visible under the cursor (the point itself, or what hides it).
+            q = trimesh.sample.sample_surface(surface, 1, seed=int(rng.integers(1 << 30)))[0][0]
+            pos = _screen_pos(window, q)
+            picks.clear()
+            qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=pos)
+            if not picks:  # a point on the silhouette, rounded to a pixel beside the can
+                misses += 1
+                continue
+            assert statuses  # picking and placing run in the click's handler
+            point, normal = picks[-1]
+            text = statuses[-1]
+            statuses.clear()
+            if abs(normal[long_axis]) < 1e-6:  # the curved side: must be placed
+                side += 1
+                assert text.startswith("grasp placed"), (text, point.tolist(), normal.tolist())
+                g = window.doc.grasp
+                np.testing.assert_allclose(g.axis, -normal / np.linalg.norm(normal), atol=1e-6)
+                # The jaws touch the surface where the grasp line enters and leaves the can:
+                # jaw 0 at the clicked point (the picker's point is within 0.1 mm of the
+                # faceted surface), the centre half-way, both within the opening.
+                entry, exit_ = contacts_along_axis(window.doc.obj, g)
+                assert np.linalg.norm(entry - point) < 1e-4
+                np.testing.assert_allclose(g.center, 0.5 * (entry + exit_), atol=1e-6)
+                assert np.linalg.norm(exit_ - entry) <= 0.05
+            else:  # an end: 80 mm thick, wider than the opening
+                ends += 1
+                assert "80.0 mm thick" in text and "narrower" in text, text
+    finally:
+        window.ui.status = status
+    assert side >= 50 and misses < 10  # most clicks land on the side

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import trimesh
 
 from engine.errors import GraspError
 from engine.grasp.antipodal import antipodal_grasp, grasp_from_pose
 from engine.grasp.grasp import Grasp
-from engine.scene.object_mesh import builtin_cube
+from engine.scene.object_mesh import ObjectMesh, builtin_cube
 from engine.scene.resting import rest_object
 
 
@@ -52,3 +53,98 @@ def test_contacts_along_axis(cube):
         contacts_along_axis(cube, Grasp(np.array([0.0, 0.0, 0.1]), np.array([0.0, 1.0, 0.0])))
         is None
     )
+
+
+# --- curved, faceted and concave objects -------------------------------------------------------
+
+
+def _rest(mesh: trimesh.Trimesh, name: str):
+    return rest_object(
+        ObjectMesh(np.array(mesh.vertices), np.array(mesh.faces, dtype=np.int64), name, name, None)
+    )
+
+
+def _mug() -> trimesh.Trimesh:
+    """A 60 x 80 mm cup with 5 mm walls and a 6 mm bottom: its profile revolved (trimesh has
+    no boolean engine here), closed and outward like a cylinder minus an inner cylinder."""
+    outer, inner, height, bottom = 0.03, 0.025, 0.08, 0.006
+    profile = [[0, 0], [outer, 0], [outer, height], [inner, height], [inner, bottom], [0, bottom]]
+    return trimesh.creation.revolve(np.array(profile, dtype=float), sections=48)
+
+
+SHAPES = {
+    "cylinder": lambda: trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48),
+    "sphere": lambda: trimesh.creation.icosphere(subdivisions=3, radius=0.025),
+    "cone": lambda: trimesh.creation.cone(radius=0.025, height=0.05, sections=48),
+    "mug": _mug,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_random_surface_points_of_curved_objects_are_placeable(shape):
+    """Every shape fits within an 85 mm opening along every normal, so an antipodal grasp
+    exists at each point: at least 95 of 100 random points must give one, with both contacts
+    on the surface, the second one where the ray leaves the material, within the opening."""
+    mesh = SHAPES[shape]()
+    assert mesh.is_watertight and mesh.volume > 0
+    obj = _rest(mesh, shape)
+    surface = trimesh.Trimesh(obj.vertices, obj.faces, process=False)
+    points, faces = trimesh.sample.sample_surface(surface, 100, seed=7)
+    placed = 0
+    for p, f in zip(points, faces, strict=True):
+        normal = surface.face_normals[f]
+        try:
+            done = antipodal_grasp(obj, p, normal, 0.3, open_width_m=0.085, clearance_m=1e-4)
+        except GraspError:
+            continue
+        placed += 1
+        np.testing.assert_allclose(done.grasp.axis, -normal, atol=1e-12)
+        assert 0.0 < done.width_m <= 0.085 - 2e-4
+        _, distance, tri = trimesh.proximity.closest_point(surface, done.contact1[None])
+        assert distance[0] < 1e-7
+        # Jaw 1 presses on a face that looks back at jaw 0 (the ray leaves the object there).
+        assert surface.face_normals[tri[0]] @ done.grasp.axis > 0.0
+        np.testing.assert_allclose(done.grasp.center, 0.5 * (p + done.contact1), atol=1e-12)
+    assert placed >= 95, f"{shape}: only {placed} of 100 points placeable"
+
+
+def test_the_old_failure_a_point_on_a_cylinder_side():
+    """Issue 15: the ray found the picked face again at distance ~1e-19 and gave up."""
+    obj = _rest(trimesh.creation.cylinder(radius=0.02, height=0.08, sections=64), "can")
+    # The resting can lies on its side or stands; take a vertex-free point on a side face.
+    surface = trimesh.Trimesh(obj.vertices, obj.faces, process=False)
+    side = int(np.argmin(np.abs(surface.face_normals[:, 2]) + np.abs(surface.face_normals[:, 1])))
+    p = surface.triangles_center[side]
+    done = antipodal_grasp(obj, p, surface.face_normals[side], open_width_m=0.05)
+    assert done.width_m == pytest.approx(0.04, abs=1e-3)
+
+
+def test_a_mug_is_grasped_across_when_it_fits_and_by_its_wall_otherwise():
+    obj = _rest(_mug(), "mug")
+    surface = trimesh.Trimesh(obj.vertices, obj.faces, process=False)
+    # A point on the outer wall, half-way up, facing the gripper horizontally.
+    centre = surface.bounds.mean(axis=0)
+    origin = centre + np.array([0.1, 0.0, 0.0])
+    hit, _, tri = surface.ray.intersects_location(origin[None], np.array([[-1.0, 0.0, 0.0]]))
+    k = int(np.argmax(hit[:, 0]))
+    p, normal = hit[k], surface.face_normals[tri[k]]
+    across = antipodal_grasp(obj, p, normal, open_width_m=0.085)
+    assert across.width_m == pytest.approx(0.06, abs=1e-3)
+    wall = antipodal_grasp(obj, p, normal, open_width_m=0.05)
+    assert wall.width_m == pytest.approx(0.005, abs=1e-3)
+
+
+def test_no_opposite_surface_within_the_opening_says_what_to_try():
+    """Picked on the end of an 80 mm can with a 50 mm opening: nothing fits; the message names
+    the thickness, the opening, and what to do (a narrower place, a wider gripper)."""
+    obj = _rest(trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48), "can")
+    surface = trimesh.Trimesh(obj.vertices, obj.faces, process=False)
+    axis_of_can = int(np.ptp(np.asarray(obj.vertices), axis=0).argmax())
+    end = int(np.argmax(np.abs(surface.face_normals[:, axis_of_can])))
+    with pytest.raises(GraspError) as info:
+        antipodal_grasp(
+            obj, surface.triangles_center[end], surface.face_normals[end], open_width_m=0.05
+        )
+    text = str(info.value)
+    assert "80.0 mm thick" in text and "opens 50 mm" in text
+    assert "narrower" in text and "Robotiq 2F-85 (85 mm)" in text and "Franka" not in text
