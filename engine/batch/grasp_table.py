@@ -20,6 +20,7 @@ GraspSpec with `error` set, so the batch records it and goes on.
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import io
 import json
@@ -30,9 +31,12 @@ from typing import overload
 
 import numpy as np
 
+from engine import schema
 from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
-from engine.scene.object_mesh import ObjectMesh, object_from_spec
+from engine.grasp.params import SimulationParams
+from engine.io.results_csv import OUTCOME_COLUMNS
+from engine.scene.object_mesh import UNIT_SCALE_M, ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, rest_object, rest_object_from_rotation
 
 REACH_JAW_CENTER_Z_M = 0.160098
@@ -86,6 +90,39 @@ _ALIASES = {
     "density_kg_m3": "density",
 }
 _REQUIRED_CSV = ("object", "center_x", "center_y", "center_z", "axis_x", "axis_y", "axis_z")
+_ROW_DECLS = {f: schema.field_spec(SimulationParams, f) for f in ROW_PARAM_COLUMNS.values()}
+_OPTIONAL_CSV = (
+    "approach_angle",
+    "grasp_id",
+    "unit",
+    "mass",
+    "density",
+    "stable_pose",
+    *ROW_PARAM_COLUMNS,
+)
+# Columns of the simulate / batch results CSVs that a grasp table may carry along (ignored).
+_CARRIED = {
+    "ipcgrasp_version",
+    "object_sha256",
+    "seed",
+    "n_trials",
+    "status",
+    "model",
+    "task_key",
+    "config",
+    *OUTCOME_COLUMNS,
+}
+
+MAX_TABLE_BYTES = 256 * 1024**2
+"""Largest grasp table read (256 MiB, about two million CSV rows)."""
+MAX_GRASPS = 1_000_000
+"""Most grasps (CSV rows or REACH records) in one table."""
+MAX_PATH_CHARS = 4096
+"""Longest object path or REACH object name."""
+MAX_AXIS_COMPONENT = 1e6
+"""Largest closing-axis component (the axis is a direction; it is normalised)."""
+MAX_CENTER_M = 10.0
+"""Largest grasp centre coordinate (m): objects are at most 1.5 m across."""
 
 
 class GraspTableError(ParameterError):
@@ -142,11 +179,25 @@ class GraspTable:
     sha256: str
     kind: str  # 'csv' or 'reach'
     grasps: tuple[GraspSpec, ...]
+    warnings: tuple[str, ...] = ()  # e.g. columns the table has that are not read
 
     @property
     def errors(self) -> list[GraspSpec]:
         """The grasps whose row could not be read (their `error` says why)."""
         return [g for g in self.grasps if g.error]
+
+    def invalid_summary(self, show: int = 10) -> str:
+        """'3 of 125 rows are invalid: ...' (the first `show` reasons), or '' when none are."""
+        bad = self.errors
+        if not bad:
+            return ""
+        what = "rows" if self.kind == "csv" else "grasps"
+        reasons = "; ".join(g.error for g in bad[:show])
+        more = f"; and {len(bad) - show} more" if len(bad) > show else ""
+        return (
+            f"{len(bad)} of {len(self.grasps)} {what} are invalid and are recorded as error "
+            f"rows (fix them and run again with --retry-errors): {reasons}{more}"
+        )
 
 
 def read_grasp_table(
@@ -168,6 +219,12 @@ def read_grasp_table(
     if limit is not None and limit < 1:
         raise GraspTableError(f"--limit must be >= 1 (got {limit})")
     try:
+        size = p.stat().st_size
+        if size > MAX_TABLE_BYTES:
+            raise GraspTableError(
+                f"grasp table {p} is {size / 1024**2:.0f} MiB (at most "
+                f"{MAX_TABLE_BYTES / 1024**2:.0f} MiB): split it into several tables"
+            )
         data = p.read_bytes()
     except OSError as exc:
         raise GraspTableError(f"cannot read grasp table {p}: {exc.strerror}") from exc
@@ -176,21 +233,29 @@ def read_grasp_table(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise GraspTableError(f"grasp table {p} is not UTF-8 text ({exc})") from exc
+    warnings: list[str] = []
     if p.suffix.lower() == ".json" or text.lstrip().startswith(("[", "{")):
-        grasps = _read_reach(p, text, Path(mesh_dir) if mesh_dir else p.parent, mass_kg)
+        folder = Path(mesh_dir).expanduser() if mesh_dir else p.parent
+        grasps = _read_reach(p, text, folder, mass_kg)
         kind = "reach"
     else:
-        grasps = _read_csv(p, text, mass_kg, unit)
+        grasps = _read_csv(p, text, mass_kg, unit, warnings)
         kind = "csv"
     if not grasps:
         raise GraspTableError(f"grasp table {p} contains no grasps")
+    if len(grasps) > MAX_GRASPS:
+        raise GraspTableError(
+            f"grasp table {p} has {len(grasps)} grasps (at most {MAX_GRASPS}); split it"
+        )
     if limit is not None:
         grasps = grasps[:limit]
-    return GraspTable(str(p.resolve()), sha, kind, tuple(grasps))
+    return GraspTable(str(p.resolve()), sha, kind, tuple(grasps), tuple(warnings))
 
 
 # --- CSV ----------------------------------------------------------------------------------------
-def _read_csv(path: Path, text: str, mass_kg: float | None, unit: str | None) -> list[GraspSpec]:
+def _read_csv(
+    path: Path, text: str, mass_kg: float | None, unit: str | None, warnings: list[str]
+) -> list[GraspSpec]:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
@@ -199,6 +264,7 @@ def _read_csv(path: Path, text: str, mass_kg: float | None, unit: str | None) ->
     except csv.Error as exc:
         raise GraspTableError(f"{path} line 1: not a valid CSV header ({exc})") from exc
     names = [_ALIASES.get(h.strip().lower(), h.strip().lower()) for h in header]
+    _check_columns(path, names, warnings)
     missing = [c for c in _REQUIRED_CSV if c not in names]
     if missing:
         raise GraspTableError(
@@ -295,12 +361,33 @@ def _csv_spec(
     obj = row.get("object", "")
     if not obj:
         raise _RowError("object", "is empty; give a mesh path or 'cube'")
+    if len(obj) > MAX_PATH_CHARS:
+        raise _RowError("object", f"is {len(obj)} characters long (at most {MAX_PATH_CHARS})")
+    if "\0" in obj:
+        raise _RowError("object", "contains a NUL character; give a mesh path or 'cube'")
     if not obj.lower().startswith("cube"):
-        mesh = Path(obj).expanduser()
-        obj = str(mesh if mesh.is_absolute() else (path.parent / mesh).resolve())
+        try:
+            mesh = Path(obj).expanduser()
+            obj = str(mesh if mesh.is_absolute() else (path.parent / mesh).resolve())
+        except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, bad ~user
+            raise _RowError("object", f"{obj[:200]!r} is not a usable path ({exc})") from None
     center = np.array([_number(row, f"center_{c}") for c in "xyz"], dtype=float)
+    for c, value in zip("xyz", center, strict=True):
+        if abs(value) > MAX_CENTER_M:
+            raise _RowError(
+                f"center_{c}",
+                f"{value:g} m is far outside any object (|centre| <= {MAX_CENTER_M:g} m)",
+            )
     axis = np.array([_number(row, f"axis_{c}") for c in "xyz"], dtype=float)
-    if np.linalg.norm(axis) < 1e-12:
+    for c, value in zip("xyz", axis, strict=True):
+        # A direction: huge components would overflow its length (and become the zero vector).
+        if abs(value) > MAX_AXIS_COMPONENT:
+            raise _RowError(
+                f"axis_{c}",
+                f"{value:g} is too large for a direction (at most {MAX_AXIS_COMPONENT:g}); give "
+                "a direction such as 1 0 0",
+            )
+    if math.hypot(*(float(a) for a in axis)) < 1e-12:
         raise _RowError("axis_x", "the closing axis (axis_x, axis_y, axis_z) is the zero vector")
     angle = _number(row, "approach_angle", 0.0)
     mass = _number(row, "mass", None)
@@ -316,17 +403,27 @@ def _csv_spec(
     try:
         stable_pose = int(pose_raw) if pose_raw else 0
     except ValueError:
-        raise _RowError("stable_pose", f"{pose_raw!r} is not an integer index") from None
+        raise _RowError("stable_pose", f"{pose_raw[:40]!r} is not an integer index") from None
+    if not 0 <= stable_pose <= 10_000:
+        raise _RowError("stable_pose", f"must be an index >= 0 (got {stable_pose})")
+    unit = row.get("unit") or unit_default
+    if unit is not None and unit not in UNIT_SCALE_M:
+        raise _RowError("unit", f"{unit[:40]!r} is not one of {', '.join(UNIT_SCALE_M)}")
     params: dict[str, float] = {}
     for column, field_name in ROW_PARAM_COLUMNS.items():
         value = _number(row, column, None)
         if value is not None:
-            params[field_name] = value
+            # The declared range (engine.schema), checked now: a bad value is an error row,
+            # never a trial that fails later as an "invalid perturbed grasp".
+            try:
+                params[field_name] = schema.check_value(_ROW_DECLS[field_name], value)
+            except ParameterError as exc:
+                raise _RowError(column, str(exc)) from None
     return GraspSpec(
         grasp_id=gid,
         source_row=where,
         object=obj,
-        unit=row.get("unit") or unit_default,
+        unit=unit,
         mass_kg=mass,
         density_kg_m3=density,
         stable_pose=stable_pose,
@@ -337,6 +434,33 @@ def _csv_spec(
     )
 
 
+def _check_columns(path: Path, names: list[str], warnings: list[str]) -> None:
+    """A column that is a misspelling of a known one is refused with the closest name; other
+    unknown columns are noted in `warnings` (they are not read)."""
+    known = [*_REQUIRED_CSV, *_OPTIONAL_CSV]
+    ignored = []
+    for name in names:
+        if not name or name in known or name in _ALIASES or name in _CARRIED:
+            continue
+        if name.startswith("param_") or name.startswith("grasp_"):
+            ignored.append(name)
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        if close:
+            raise GraspTableError(
+                f"{path}: column {name!r} is not a grasp table column; did you mean "
+                f"{close[0]!r}? Rename it (or remove it). Columns: {', '.join(_REQUIRED_CSV)}; "
+                f"optional: {', '.join(_OPTIONAL_CSV)}"
+            )
+        ignored.append(name)
+    if ignored:
+        shown = ", ".join(repr(n[:40]) for n in ignored[:10])
+        warnings.append(
+            f"{path}: column(s) {shown}{' ...' if len(ignored) > 10 else ''} are not grasp "
+            "table columns and are ignored"
+        )
+
+
 def _bad(gid: str, where: str, message: str) -> GraspSpec:
     return GraspSpec(grasp_id=gid, source_row=where, error=message)
 
@@ -345,9 +469,19 @@ def _bad(gid: str, where: str, message: str) -> GraspSpec:
 def load_reach_records(path: Path, text: str | None = None) -> list:
     """The list of records of a REACH JSON file (GraspTableError if it is not one)."""
     try:
-        records = json.loads(path.read_text() if text is None else text)
+        if text is None:
+            if path.stat().st_size > MAX_TABLE_BYTES:
+                raise GraspTableError(
+                    f"{path} is over {MAX_TABLE_BYTES / 1024**2:.0f} MiB; split it into several files"
+                )
+            text = path.read_bytes().decode("utf-8-sig")
+        records = json.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise GraspTableError(f"cannot read {path}: {exc}") from exc
+    except RecursionError:
+        raise GraspTableError(
+            f"{path} is nested too deeply to be REACH records (a list of flat objects)"
+        ) from None
     except json.JSONDecodeError as exc:
         raise GraspTableError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -420,16 +554,46 @@ def _read_reach(
             specs[gid] = _bad(gid, where, f"{path} {where}, field {exc.field!r}: {exc.message}")
             continue
         obj = first["obj"]
+        try:
+            mesh_path = _reach_mesh(mesh_dir, obj)
+        except _RowError as exc:
+            specs[gid] = _bad(gid, where, f"{path} {where}, field {exc.field!r}: {exc.message}")
+            continue
         mass = mass_default if mass_default is not None else REACH_OBJECT_MASSES_KG.get(obj)
         specs[gid] = GraspSpec(
             grasp_id=gid,
             source_row=where,
-            object=str((mesh_dir / f"{obj}.obj").resolve()),
+            object=mesh_path,
             mass_kg=mass,
             gripper_pose=grasp,
             object_pose=pose,
         )
     return [specs[g] for g in order]
+
+
+def _reach_mesh(mesh_dir: Path, obj: str) -> str:
+    """The mesh `<mesh_dir>/<obj>.obj`; `obj` must be a plain name that stays in `mesh_dir`."""
+    if (
+        len(obj) > 255
+        or "\0" in obj
+        or "/" in obj
+        or "\\" in obj
+        or obj in (".", "..")
+        or obj.startswith("~")
+    ):
+        raise _RowError(
+            "obj",
+            f"{obj[:80]!r} is not an object name (a file name without folders: the mesh is "
+            "<obj>.obj in --mesh-dir)",
+        )
+    try:
+        folder = mesh_dir.resolve()
+        mesh = (folder / f"{obj}.obj").resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise _RowError("obj", f"{obj!r}: not a usable mesh path ({exc})") from None
+    if mesh.parent != folder:
+        raise _RowError("obj", f"the mesh of {obj!r} links outside --mesh-dir {folder}")
+    return str(mesh)
 
 
 # --- scene --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import csv
 import fcntl
 import io
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,9 +109,13 @@ class ResultsStore:
         if not data:
             self._write_bytes(f, header_line)
             return info
-        text = data.decode("utf-8", errors="replace")
+        # utf-8-sig: a file saved by a spreadsheet program starts with a byte-order mark.
+        text = data.decode("utf-8-sig", errors="replace")
         reader = csv.reader(io.StringIO(text))
-        header = next(reader)
+        try:
+            header = next(reader)
+        except csv.Error as exc:
+            raise self._fail(f"its header is not valid CSV ({exc})") from None
         if not all(c in header for c in _REQUIRED):
             raise self._fail(
                 "it exists and is not an ipcgrasp batch results file (no task_key/status columns)"
@@ -121,7 +125,7 @@ class ResultsStore:
         self.columns = header
         key_at, status_at = header.index("task_key"), header.index("status")
         version_at = header.index("ipcgrasp_version") if "ipcgrasp_version" in header else -1
-        for values in reader:
+        for values in _rows(reader, info.unreadable_rows):
             if not values:
                 continue
             info.rows += 1
@@ -171,6 +175,20 @@ class ResultsStore:
         self.close()
 
 
+def _rows(reader: Iterator[list[str]], unreadable: list[int]) -> Iterator[list[str]]:
+    """The reader's rows; a row that is not valid CSV (e.g. a field over the csv module's
+    131,072-character limit) is skipped and its line number appended to `unreadable`."""
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            unreadable.append(getattr(reader, "line_num", 0))
+            continue
+        yield values
+
+
 def read_results(paths: Iterable[str | os.PathLike]) -> list[dict[str, str]]:
     """Rows of one or more results CSVs, the last row per task key winning.
 
@@ -186,14 +204,18 @@ def read_results(paths: Iterable[str | os.PathLike]) -> list[dict[str, str]]:
             raise ParameterError(f"cannot read results {p}: {exc.strerror or exc}") from exc
         if not data.endswith(b"\n"):
             data = data[: data.rfind(b"\n") + 1]
-        reader = csv.reader(io.StringIO(data.decode("utf-8", errors="replace")))
+        reader = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace")))
         try:
             header = next(reader)
         except StopIteration:
             continue
-        if "task_key" not in header:
-            raise ParameterError(f"{p} is not an ipcgrasp batch results file (no task_key column)")
-        for values in reader:
+        except csv.Error as exc:
+            raise ParameterError(f"{p} line 1: not a valid CSV header ({exc})") from None
+        if "task_key" not in header or "status" not in header:
+            raise ParameterError(
+                f"{p} is not an ipcgrasp batch results file (no task_key and status columns)"
+            )
+        for values in _rows(reader, []):
             if len(values) != len(header):
                 continue
             row = dict(zip(header, values, strict=True))

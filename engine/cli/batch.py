@@ -141,8 +141,13 @@ def execute(
     args: argparse.Namespace, table: GraspTable, tasks: list[Task], out: str, prog: str
 ) -> BatchSummary:
     """Open (or resume) `out`, run the tasks with a progress bar, print a summary."""
-    for spec in table.errors:
-        print(f"{prog}: warning: {spec.error} (its tasks are recorded as errors)", file=sys.stderr)
+    for note in table.warnings:
+        print(f"{prog}: note: {note}", file=sys.stderr)
+    if table.errors:
+        # At the start, before any task runs: "3 of 125 rows are invalid: ...".
+        print(f"{prog}: warning: {table.invalid_summary(show=3)}", file=sys.stderr)
+        for spec in table.errors[3:]:
+            print(f"{prog}: invalid: {spec.error}", file=sys.stderr)
     store = ResultsStore(out)
     info = store.open()
     try:

@@ -24,6 +24,11 @@ from engine.batch.grasp_table import GraspTableError, load_reach_records
 from engine.batch.tasks import STATUS_OK, TRIAL_MODELS
 from engine.errors import ParameterError
 
+MAX_LABEL_BYTES = 256 * 1024**2
+"""Largest labels file read."""
+MAX_TRIALS_PER_ROW = 1_000_000
+"""Most physical trials one labels CSV row may declare (successes, trials)."""
+
 _TRUE = {"1", "true", "yes", "y", "t", "success"}
 _FALSE = {"0", "false", "no", "n", "f", "fail", "failure"}
 
@@ -93,36 +98,55 @@ def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
 
 def _csv_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
     try:
-        text = p.read_text()
+        if p.stat().st_size > MAX_LABEL_BYTES:
+            raise ParameterError(
+                f"labels {p} is over {MAX_LABEL_BYTES / 1024**2:.0f} MiB; split it into several files"
+            )
+        # utf-8-sig: spreadsheet programs start CSVs with a byte-order mark.
+        text = p.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ParameterError(f"cannot read labels {p}: {exc}") from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
-    if "grasp_id" not in fields or not (
-        "result" in fields or {"successes", "trials"} <= set(fields)
-    ):
-        raise ParameterError(
-            f"{p}: a labels CSV needs columns grasp_id and result (one row per physical trial) "
-            "or grasp_id, successes and trials"
-        )
-    for row in reader:
-        row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
-        where = f"{p} line {reader.line_num}"
-        gid = row["grasp_id"]
-        if not gid:
-            raise ParameterError(f"{where}: field 'grasp_id' is empty")
-        if "result" in row and row["result"] != "":
-            out[gid].append((len(out[gid]), _bool(row["result"], where)))
-            continue
-        try:
-            k, n = int(row["successes"]), int(row["trials"])
-        except (KeyError, ValueError):
+    try:
+        fields = [f.strip().lower() for f in reader.fieldnames or []]
+        if "grasp_id" not in fields or not (
+            "result" in fields or {"successes", "trials"} <= set(fields)
+        ):
             raise ParameterError(
-                f"{where}: fields 'successes' and 'trials' must be integers"
-            ) from None
-        if not 0 <= k <= n or n == 0:
-            raise ParameterError(f"{where}: need 0 <= successes <= trials and trials > 0")
-        out[gid].extend((len(out[gid]) + j, j < k) for j in range(n))
+                f"{p}: a labels CSV needs columns grasp_id and result (one row per physical "
+                "trial) or grasp_id, successes and trials"
+            )
+        for row in reader:
+            _label_row(p, reader.line_num, row, out)
+    except csv.Error as exc:
+        raise ParameterError(
+            f"{p} line {reader.line_num + 1}: not a valid CSV row ({exc}); fix or remove it"
+        ) from None
+
+
+def _label_row(
+    p: Path, line: int, raw: dict[str | None, object], out: dict[str, list[tuple[int, bool]]]
+) -> None:
+    row = {k.strip().lower(): str(v or "").strip() for k, v in raw.items() if isinstance(k, str)}
+    where = f"{p} line {line}"
+    gid = row["grasp_id"]
+    if not gid:
+        raise ParameterError(f"{where}: field 'grasp_id' is empty")
+    if "result" in row and row["result"] != "":
+        out[gid].append((len(out[gid]), _bool(row["result"], where)))
+        return
+    try:
+        k, n = int(row["successes"]), int(row["trials"])
+    except (KeyError, ValueError):
+        raise ParameterError(f"{where}: fields 'successes' and 'trials' must be integers") from None
+    if not 0 <= k <= n or n == 0:
+        raise ParameterError(f"{where}: need 0 <= successes <= trials and trials > 0")
+    if n > MAX_TRIALS_PER_ROW:
+        raise ParameterError(
+            f"{where}: trials={n} is more physical trials than a labels row may hold "
+            f"(at most {MAX_TRIALS_PER_ROW})"
+        )
+    out[gid].extend((len(out[gid]) + j, j < k) for j in range(n))
 
 
 @dataclass
