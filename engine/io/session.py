@@ -189,7 +189,9 @@ def _kind(value: object) -> str:
 def _float(value: Any, where: str) -> float:
     """A saved float (number, "NaN"/"Infinity"/"-Infinity" or null = NaN) or SessionError."""
     if isinstance(value, bool) or not (
-        value is None or isinstance(value, int | float) or value in _NON_FINITE
+        value is None
+        or isinstance(value, int | float)
+        or (isinstance(value, str) and value in _NON_FINITE)
     ):
         raise SessionError(f"{where} must be a number, got {value!r:.60}")
     try:
@@ -385,7 +387,7 @@ def load_session(path: str | os.PathLike) -> Session:
     if sha is not None and not (isinstance(sha, str) and _HEX64.fullmatch(sha)):
         raise SessionError(f"{where}: field 'object.sha256' must be 64 hex digits or null")
     unit = obj.get("unit")
-    if unit is not None and unit not in UNIT_SCALE_M:
+    if unit is not None and not (isinstance(unit, str) and unit in UNIT_SCALE_M):
         raise SessionError(
             f"{where}: field 'object.unit' must be one of {', '.join(UNIT_SCALE_M)} or null "
             f"(got {unit!r:.40})"
