@@ -126,6 +126,71 @@ def _drop_degenerate_faces(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     return cleaned
 
 
+MAX_BODIES = 1000
+"""Most separate closed surfaces a mesh may consist of."""
+
+
+def _check_one_body(mesh: trimesh.Trimesh, path: Path) -> None:
+    """Refuse overlapping bodies and inner shells (MeshError with the counts and the fix).
+
+    Separate bodies that do not touch are one rigid object whose volume and mass are the sums
+    (a GLB scene of parts). Overlapping bodies would count the overlap twice (two overlapping
+    3 cm cubes read as 54 cm^3 instead of 46) and an inner shell (a cavity or a nested part)
+    adds its volume instead of removing it (a cube with a 1 cm shell inside: 28 cm^3, not 26).
+    """
+    labels = trimesh.graph.connected_component_labels(
+        mesh.face_adjacency, node_count=len(mesh.faces)
+    )
+    count = int(labels.max()) + 1 if len(labels) else 0
+    if count <= 1:
+        return
+    if count > MAX_BODIES:
+        raise MeshError(
+            f"{path} is made of {count} separate closed surfaces (at most {MAX_BODIES}): merge "
+            "them into one solid (a boolean union) or export only the part to grasp"
+        )
+    parts = [
+        trimesh.Trimesh(mesh.vertices, mesh.faces[labels == k], process=False) for k in range(count)
+    ]
+    for part in parts:
+        part.remove_unreferenced_vertices()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if part.volume < 0:
+                part.invert()  # orientation of a cavity shell: contains() wants outward normals
+    nested = overlapping = 0
+    for k, part in enumerate(parts):
+        lo, hi = part.bounds
+        for j, other in enumerate(parts):
+            if j == k:
+                continue
+            olo, ohi = other.bounds
+            if np.any(hi < olo) or np.any(ohi < lo):
+                continue  # bounding boxes apart: cannot touch
+            # Vertices and face centres (coplanar overlaps put vertices on the other's faces).
+            corners = part.vertices[:: max(1, len(part.vertices) // 200)]
+            centres = part.triangles_center[:: max(1, len(part.faces) // 200)]
+            inside = other.contains(np.vstack([corners, centres]))
+            if inside.all():
+                nested += 1
+                break
+            if inside.any():
+                overlapping += 1
+                break
+    if not nested and not overlapping:
+        return
+    what = []
+    if overlapping:
+        what.append(f"{overlapping} overlap another")
+    if nested:
+        what.append(f"{nested} inside another (an inner shell or nested part)")
+    raise MeshError(
+        f"{path} is made of {count} separate closed surfaces, {' and '.join(what)}: its volume "
+        "and mass would be wrong (overlaps counted twice, inner shells added). Merge the "
+        "bodies into one solid with a boolean union (e.g. Blender's Boolean modifier or "
+        "MeshLab), delete inner shells, or export only the part to grasp"
+    )
+
+
 def _read_trimesh(path: Path, data: bytes) -> trimesh.Trimesh:
     ext = path.suffix.lower()
     try:
@@ -192,6 +257,8 @@ def load_object_mesh(path: str | os.PathLike, unit: str | None = None) -> Object
             "edges): the object must be a closed surface; repair it e.g. in MeshLab or Blender, "
             "or with trimesh.repair.fill_holes"
         )
+
+    _check_one_body(mesh, path)
 
     # Inverted or mixed normals give a negative or wrong volume: try to fix the orientation.
     # A flat mesh has zero volume and trimesh then divides by it for the centre of mass.

@@ -1,0 +1,68 @@
+"""Objects made of several closed surfaces (separate or overlapping bodies, inner shells) are
+refused with the count and the fix; one solid loads with the right volume."""
+
+from __future__ import annotations
+
+import pytest
+import trimesh
+
+from engine.errors import MeshError
+from engine.scene.object_mesh import load_object_mesh
+
+
+def _box(size: float, center: tuple[float, float, float], inward: bool = False) -> trimesh.Trimesh:
+    box = trimesh.creation.box(extents=[size] * 3)
+    box.apply_translation(center)
+    if inward:
+        box.invert()
+    return box
+
+
+def _write(path, *boxes: trimesh.Trimesh):
+    mesh = trimesh.util.concatenate(list(boxes))
+    mesh.export(path)
+    return path
+
+
+def test_one_solid_has_its_volume(tmp_path):
+    mesh = load_object_mesh(_write(tmp_path / "cube.stl", _box(0.03, (0, 0, 0))))
+    assert mesh.to_trimesh().volume == pytest.approx(27e-6)
+
+
+def test_two_overlapping_bodies_are_refused_with_the_count(tmp_path):
+    path = _write(tmp_path / "two.stl", _box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0)))
+    with pytest.raises(
+        MeshError, match=r"made of 2 separate closed surfaces, 2 overlap another: .*boolean union"
+    ):
+        load_object_mesh(path)
+
+
+def test_an_inner_shell_is_refused_and_named(tmp_path):
+    outer, inner = _box(0.03, (0, 0, 0)), _box(0.01, (0, 0, 0), inward=True)
+    path = _write(tmp_path / "hollow.obj", outer, inner)
+    with pytest.raises(
+        MeshError, match=r"2 separate closed surfaces, 1 inside another \(an inner shell"
+    ):
+        load_object_mesh(path)
+
+
+def test_separate_bodies_that_do_not_touch_are_one_rigid_object(tmp_path):
+    boxes = [_box(0.01, (x, 0, 0)) for x in (0.0, 0.03, 0.06)]
+    mesh = load_object_mesh(_write(tmp_path / "three.ply", *boxes))
+    assert mesh.to_trimesh().volume == pytest.approx(3e-6)
+
+
+def test_a_nested_part_with_outward_normals_is_refused(tmp_path):
+    path = _write(tmp_path / "nested.stl", _box(0.03, (0, 0, 0)), _box(0.01, (0.005, 0, 0)))
+    with pytest.raises(MeshError, match="1 inside another"):
+        load_object_mesh(path)
+
+
+def test_the_issue_cases_overlap_54_instead_of_46_and_hollow_28_instead_of_26(tmp_path):
+    two = _write(tmp_path / "a.obj", _box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0.01)))
+    assert trimesh.load(two, force="mesh").volume == pytest.approx(54e-6)  # what was accepted
+    with pytest.raises(MeshError, match="2 overlap another"):
+        load_object_mesh(two)
+    hollow = _write(tmp_path / "b.obj", _box(0.03, (0, 0, 0)), _box(0.01, (0, 0, 0)))
+    with pytest.raises(MeshError, match="1 inside another"):
+        load_object_mesh(hollow)
