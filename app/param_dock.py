@@ -87,7 +87,9 @@ class FieldWidget:
             self.widget = int_box
             return
         if spec.widget == "log":
-            log_box = SciSpinBox(float(spec.low or 1e-300), float(spec.high or 1e300), 10)
+            log_box = SciSpinBox(
+                float(spec.low or 1e-300), float(spec.high or 1e300), 10, label=spec.label or d.name
+            )
             if spec.unit:
                 log_box.setSuffix(f" {spec.unit}")
             log_box.setToolTip(tip + " Arrow keys and the slider step by 10^0.1.")
@@ -263,6 +265,8 @@ class ParamDock(QWidget):
     def _field(self, d: Declared) -> FieldWidget:
         fw = FieldWidget(d, self._emit)
         self.fields[d.name] = fw
+        if isinstance(fw.editor, SciSpinBox):  # a typed value out of range says so
+            fw.editor.refused.connect(self.show_message)
         return fw
 
     def _group(self, outer: QVBoxLayout, title: str, cls: type, group: str) -> QFormLayout:
