@@ -101,6 +101,8 @@ class RunsTable(QTableWidget):
         if r is not None:
             outcome = "success" if r.success else "fail"
             reason = r.reason + (f": {r.error}" if r.error else "")
+            if rec.status == "cancelled":  # did not finish: neither success nor failure
+                outcome, reason = "", "cancelled before the end: not counted in R"
             values = [
                 _fmt(r.psi1_j, ".3g"), _fmt(r.psi2_j, ".3g"), _fmt(r.grip_force_n, ".3f"),
                 _fmt(r.lift_height_m * 1e3, ".1f"), str(r.frames or len(rec.frames)),

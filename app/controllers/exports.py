@@ -83,6 +83,8 @@ class ExportController(QObject):
                 result = rec.result or TrialResult(trial=k, success=False, reason=rec.status)
                 row = result_row(ctx, result)
                 row["status"] = rec.status
+                if rec.status == "cancelled":  # not finished: no outcome (left out of R)
+                    row["success"] = ""
                 row.update(analytic)
                 writer.writerow(row)
         self.ui.status(f"results written to {path}")

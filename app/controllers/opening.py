@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 from app import settings as app_settings
 from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
+from app.model.app_model import success_summary
 from engine.errors import IpcGraspError, MeshError
 from engine.io.session import SessionError, load_session, resolve_object
 
@@ -105,6 +106,8 @@ class OpenController:
         ok = self.set_document(doc, path.name, keep_run=True)
         if ok:
             self.add_recent(path)
+            if doc.run is not None and doc.run.trials:
+                self.ui.status(f"opened {path.name}: {success_summary(doc.run.trials.values())}")
             camera = session.extras.get("camera")
             if camera:
                 try:

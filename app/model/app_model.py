@@ -8,6 +8,7 @@ without a display.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +27,21 @@ from engine.grasp.trials import plan_trials
 from engine.io.session import TrialRecord
 
 FINAL_STATUSES = ("done", "failed", "cancelled")
+
+
+def success_summary(records: Iterable[TrialRecord]) -> str:
+    """How many trials lifted the object, and R. Cancelled trials did not finish: they are
+    left out of R and counted apart ("1 of 1 finished trials lifted (2 cancelled), R = 1.00")."""
+    recs = list(records)
+    finished = [r for r in recs if r.status in ("done", "failed") and r.result is not None]
+    cancelled = sum(r.status == "cancelled" for r in recs)
+    ok = sum(bool(r.result.success) for r in finished if r.result is not None)
+    n = len(finished)
+    if not cancelled:
+        return f"{ok}/{len(recs)} trials lifted the object (R = {ok / max(len(recs), 1):.2f})"
+    if n == 0:
+        return f"no trial finished ({cancelled} cancelled)"
+    return f"{ok} of {n} finished trials lifted ({cancelled} cancelled), R = {ok / n:.2f}"
 
 
 class AppModel:
@@ -240,12 +256,9 @@ class AppModel:
         d = self.doc
         if d is None or d.run is None:
             return ""
-        results = [r.result for r in d.run.trials.values() if r.result is not None]
-        ok = sum(r.success for r in results)
-        n = len(d.run.trials)
         took = time.perf_counter() - self.run_started_at
         word = "cancelled" if cancelled else "finished"
-        return f"run {word}: {ok}/{n} trials lifted the object (R = {ok / max(n, 1):.2f}) in {took:.1f} s"
+        return f"run {word}: {success_summary(d.run.trials.values())} in {took:.1f} s"
 
     # --- selection and frames -----------------------------------------------------------------
     def select_trial(self, trial: int) -> None:

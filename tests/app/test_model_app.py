@@ -174,3 +174,20 @@ def test_mark_saved_clears_the_unsaved_flag(model, tmp_path):
     model.mark_saved(tmp_path / "x.ipcgrasp.json")
     assert not model.doc.dirty and model.doc.path == tmp_path / "x.ipcgrasp.json"
     assert rec.names()[-1] == "saved"
+
+
+def test_the_summary_leaves_cancelled_trials_out_of_r():
+    from app.model.app_model import success_summary
+    from engine.io.session import TrialRecord
+
+    def rec(k, status, success):
+        return TrialRecord(
+            k, np.eye(4), status, result=TrialResult(trial=k, success=success, reason="x")
+        )
+
+    three = [rec(0, "done", True), rec(1, "cancelled", False), rec(2, "cancelled", False)]
+    assert success_summary(three) == "1 of 1 finished trials lifted (2 cancelled), R = 1.00"
+    assert success_summary(three[1:]) == "no trial finished (2 cancelled)"
+    assert success_summary([rec(0, "done", True), rec(1, "failed", False)]) == (
+        "1/2 trials lifted the object (R = 0.50)"
+    )

@@ -167,3 +167,45 @@ def test_closing_with_running_trials_asks(window, qtbot, dialogs):
     assert not window.sessions.confirm_discard("quit")
     assert "running" in dialogs.calls[0][2]
     assert window.sim.is_running()
+
+
+def test_cancelled_trials_are_left_out_of_r(window, qtbot, tmp_path):
+    """Issue 15: Esc during a 3-trial run once trial 0 has finished: the other two are
+    "cancelled", not failures, in the status line, the runs table, the CSV and the session."""
+    import csv
+
+    window.editing.edit_param("n_trials", 3)
+    assert window.runs.start_simulation()
+    run = window.doc.run
+    qtbot.waitUntil(lambda: run.trials[0].status == "done", timeout=240_000)
+    qtbot.waitUntil(lambda: run.trials[1].status == "running", timeout=60_000)
+    statuses: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    try:
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+        _wait_done(qtbot, window, timeout=30_000)
+    finally:
+        window.ui.status = status
+    assert [run.trials[k].status for k in range(3)] == ["done", "cancelled", "cancelled"]
+    ok = int(run.trials[0].result.success)
+    summary = statuses[-1]
+    assert f"run cancelled: {ok} of 1 finished trials lifted (2 cancelled), R = {ok:.2f}" in (
+        summary
+    ), summary
+    table = window.runs_table
+    assert [table.item(k, 1).text() for k in range(3)] == ["done", "cancelled", "cancelled"]
+    assert table.item(0, 2).text() in ("success", "fail")
+    assert table.item(1, 2).text() == "" and "not counted" in table.item(1, 3).text()
+    # The CSV: cancelled rows have no outcome.
+    assert window.exports.export_csv(tmp_path / "r.csv")
+    with open(tmp_path / "r.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["status"] for r in rows] == ["done", "cancelled", "cancelled"]
+    assert rows[0]["success"] in ("True", "False") and rows[1]["success"] == ""
+    # The session keeps the statuses and the reopened window counts the same way.
+    assert window.sessions.save_session(tmp_path / "cancelled")
+    assert window.opening.open_path(tmp_path / "cancelled.ipcgrasp.json")
+    reopened = window.doc.run
+    assert [reopened.trials[k].status for k in range(3)] == ["done", "cancelled", "cancelled"]
+    assert f"{ok} of 1 finished trials lifted (2 cancelled)" in window.status_label.text()
