@@ -225,8 +225,18 @@ def load_object_mesh(path: str | os.PathLike, unit: str | None = None) -> Object
     files that cannot be used as a rigid object and ParameterError for an unknown unit.
     """
     scale = _unit_scale(unit)
-    path = Path(path).expanduser().resolve()
-    if not path.is_file():
+    text = os.fspath(path)
+    if "\0" in str(text) or len(str(text)) > 4096:
+        raise MeshError(
+            f"object mesh path {str(text)[:80]!r}{'...' if len(str(text)) > 80 else ''} is not "
+            "a usable path (a NUL character, or over 4096 characters): check the path"
+        )
+    try:
+        path = Path(path).expanduser().resolve()
+        is_file = path.is_file()
+    except (OSError, RuntimeError, ValueError) as exc:  # too long, symlink loop, bad ~user
+        raise MeshError(f"object mesh path {str(text)[:200]!r} cannot be used ({exc})") from None
+    if not is_file:
         what = "is a directory, not a file" if path.is_dir() else "not found"
         raise MeshError(f"object mesh file {path} {what}: check the path")
     ext = path.suffix.lower()
@@ -357,6 +367,10 @@ def _bisect_longest_edges(
     return np.array(points, dtype=np.float64), faces
 
 
+MAX_CUBE_VERTICES = 20_000
+"""Largest `cube:N` (the exact-count edge bisection costs O(N^2); 20000 takes about 17 s)."""
+
+
 def builtin_cube(size_m: float = 0.03, target_vertices: int | None = None) -> ObjectMesh:
     """A closed cube of side `size_m` centred at the origin, with exactly `target_vertices`.
 
@@ -372,8 +386,11 @@ def builtin_cube(size_m: float = 0.03, target_vertices: int | None = None) -> Ob
         raise ParameterError(f"cube vertex count must be an integer, got {target_vertices!r}")
     if target_vertices < 8:
         raise ParameterError(f"a cube needs at least 8 vertices, got {target_vertices}")
-    if target_vertices > 200_000:
-        raise ParameterError(f"cube vertex count {target_vertices} is too large (max 200000)")
+    if target_vertices > MAX_CUBE_VERTICES:
+        raise ParameterError(
+            f"cube vertex count {target_vertices} is too large (max {MAX_CUBE_VERTICES}: finer "
+            "cubes take minutes to build); export a finer cube as a mesh file instead"
+        )
 
     vertices, faces = _unit_cube(0.5 * float(size_m))
     while True:

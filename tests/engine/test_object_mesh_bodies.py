@@ -1,4 +1,4 @@
-"""Objects made of several closed surfaces (separate or overlapping bodies, inner shells) are
+"""Object meshes: several closed surfaces (overlapping bodies, inner shells) and unusable paths are
 refused with the count and the fix; one solid loads with the right volume."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import trimesh
 
-from engine.errors import MeshError
-from engine.scene.object_mesh import load_object_mesh
+from engine.errors import IpcGraspError, MeshError
+from engine.scene.object_mesh import load_object_mesh, object_from_spec
 
 
 def _box(size: float, center: tuple[float, float, float], inward: bool = False) -> trimesh.Trimesh:
@@ -66,3 +66,24 @@ def test_the_issue_cases_overlap_54_instead_of_46_and_hollow_28_instead_of_26(tm
     hollow = _write(tmp_path / "b.obj", _box(0.03, (0, 0, 0)), _box(0.01, (0, 0, 0)))
     with pytest.raises(MeshError, match="1 inside another"):
         load_object_mesh(hollow)
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("x" * 5000 + ".obj", "not a usable path"),
+        ("a\0b.obj", "NUL character"),
+        ("m" * 300 + ".obj", "cannot be used"),  # a file name over the system's limit
+        ("cube:20001", "too large \\(max 20000"),
+    ],
+)
+def test_unusable_object_specs_are_mesh_or_parameter_errors(spec, match):
+    with pytest.raises(IpcGraspError, match=match):
+        object_from_spec(spec)
+
+
+def test_a_symlink_loop_is_a_mesh_error(tmp_path):
+    loop = tmp_path / "loop.obj"
+    loop.symlink_to(loop)
+    with pytest.raises(MeshError, match="cannot be used"):
+        load_object_mesh(loop)
