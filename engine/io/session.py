@@ -383,6 +383,11 @@ def load_session(path: str | os.PathLike) -> Session:
     source = obj.get("source")
     if not isinstance(source, str) or not source or len(source) > 4096 or "\0" in source:
         raise SessionError(f"{where}: field 'object.source' must be a path or 'builtin:cube'")
+    if source.startswith("builtin:") and not _BUILTIN.fullmatch(source):
+        raise SessionError(
+            f"{where}: field 'object.source' {source[:80]!r} is not a built-in object "
+            "('builtin:cube' or 'builtin:cube:N')"
+        )
     sha = obj.get("sha256")
     if sha is not None and not (isinstance(sha, str) and _HEX64.fullmatch(sha)):
         raise SessionError(f"{where}: field 'object.sha256' must be 64 hex digits or null")
@@ -489,6 +494,7 @@ MAX_JSON_BYTES = 256 * 1024**2
 """Largest session JSON read (its per-trial results and extras stay far below this)."""
 
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+_BUILTIN = re.compile(r"builtin:cube(:[0-9]{1,9})?")
 
 
 def _load_arrays(doc: dict, json_path: Path) -> dict[str, np.ndarray]:

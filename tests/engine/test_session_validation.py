@@ -98,6 +98,7 @@ def test_a_valid_session_round_trips(saved):
         (lambda d: d["object"].update(unit="furlong"), "object.unit"),
         (lambda d: d["object"].update(sha256=5), "object.sha256"),
         (lambda d: d["object"].update(source=None), "object.source"),
+        (lambda d: d["object"].update(source="builtin:/etc/passwd"), "not a built-in object"),
         (lambda d: d["results"][0].update(gripper_pose=[[1e400] * 4] * 4), "gripper_pose"),
         (lambda d: d["results"][0].update(gripper_pose=[[0] * 3] * 4), "gripper_pose"),
         (lambda d: d["results"][0].update(status=5), "unknown trial status"),
