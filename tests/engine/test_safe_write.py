@@ -221,3 +221,16 @@ def test_session_refuses_existing_files_unless_overwrite(tmp_path):
     with pytest.raises(SessionError, match="already exists"):
         save_session(json_path, _session())
     assert _no_temp_files(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_simulate_force_replaces_both_outputs(tmp_path, capsys):
+    out = _user_file(tmp_path / "results.csv")
+    frames = _user_file(tmp_path / "frames.npz")
+    args = ["simulate", "--object", "cube", "--out", str(out), "--frames", str(frames), "--force"]
+    assert main(args) == 0
+    assert (
+        out.read_text().startswith("ipcgrasp_version,") and len(out.read_text().splitlines()) == 2
+    )
+    assert load_frames(frames)[0]["trials"] == [0]
+    assert _no_temp_files(tmp_path) == []
