@@ -65,7 +65,8 @@ def ray_results(
         if address:
             ray.init(address=address, **kwargs)
         else:
-            ray.init(num_cpus=num_cpus, **kwargs)
+            # "local": a new instance even when this machine runs a cluster (ray start).
+            ray.init(address="local", num_cpus=num_cpus, **kwargs)
         started = True
     remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, max_calls=policy.max_tasks)(
         measured
@@ -86,7 +87,8 @@ def ray_results(
                 except Exception as exc:  # worker died twice, object lost, ...
                     row = error_row(task, "worker died", f"{type(exc).__name__}: {exc}")
                 else:
-                    if policy.max_tasks and stats.record(worker, rss, peak) >= policy.max_tasks:
+                    ran = stats.record(worker, rss, peak)
+                    if policy.max_tasks and ran >= policy.max_tasks:
                         stats.retire(worker)  # Ray replaces it after max_calls
                 yield row
     finally:

@@ -269,6 +269,7 @@ def run_batch(
     on_row: Callable[[dict[str, object]], None] | None = None,
     policy: RecyclePolicy | None = None,
     fn: Callable[[Task], dict] = run_task,
+    stats: WorkerStats | None = None,
 ) -> BatchSummary:
     """Run the unfinished `tasks`, appending each row to `store` as it completes.
 
@@ -284,7 +285,7 @@ def run_batch(
         progress = Progress(unique, skipped, enabled=False)
     ran = errors = 0
     interrupted = False
-    stats = WorkerStats()
+    stats = stats if stats is not None else WorkerStats()
     progress.workers = stats
     if backend == "ray":
         from engine.batch.ray_backend import ray_results
