@@ -34,6 +34,10 @@ def build_menus(w: Any) -> None:
     w.open_action = action(
         "&Open…", lambda: w.opening.open_dialog(), key_seq.Open, "Open a mesh or a session"
     )
+    w.reopen_unit_action = action(
+        "Reopen with another &unit…", lambda: w.opening.reopen_with_unit(), None,
+        "Open the current mesh file again in metres, centimetres, millimetres or inches",
+    )  # fmt: skip
     w.example_action = action(
         "Open &example cube", lambda: w.opening.load_example(), None, "The built-in 3 cm, 3 g cube"
     )
@@ -80,6 +84,7 @@ def build_menus(w: Any) -> None:
     menu = w.menuBar().addMenu("&File")
     menu.addAction(w.open_action)
     w.recent_menu = menu.addMenu("Open &recent")
+    menu.addAction(w.reopen_unit_action)
     menu.addAction(w.example_action)
     menu.addSeparator()
     menu.addAction(w.save_action)

@@ -1,4 +1,5 @@
-"""Persistent preferences (QSettings): recent files, window layout, dialogs not to show again."""
+"""Persistent preferences (QSettings): recent files, window layout, dialogs not to show again,
+the length unit of each mesh file opened."""
 
 from __future__ import annotations
 
@@ -47,3 +48,24 @@ def ask_before_replacing_results() -> bool:
 def set_ask_before_replacing_results(ask: bool) -> None:
     """Remember whether Simulate asks before replacing unsaved results."""
     settings().setValue("ask_before_replacing_results", "true" if ask else "false")
+
+
+def _file_key(path: str | Path) -> str:
+    # QSettings keys may not hold path separators; a digest of the absolute path is one key.
+    import hashlib
+
+    return "mesh_units/" + hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()
+
+
+def mesh_unit(path: str | Path) -> str | None:
+    """The length unit chosen for the mesh file `path` when it was last opened, if any."""
+    value = settings().value(_file_key(path))
+    return str(value) if value else None
+
+
+def set_mesh_unit(path: str | Path, unit: str | None) -> None:
+    """Remember the length unit of the mesh file `path` (None forgets it)."""
+    if unit is None:
+        settings().remove(_file_key(path))
+    else:
+        settings().setValue(_file_key(path), unit)

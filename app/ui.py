@@ -9,7 +9,17 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 log = logging.getLogger(__name__)
 Button = QMessageBox.StandardButton
@@ -23,6 +33,7 @@ class Feedback:
         self.status_label = status_label
         self.quiet = False  # the smoke test records errors instead of showing dialogs
         self.errors: list[str] = []
+        self.unit_dialog: QDialog | None = None  # the mesh unit question while it is open
 
     def status(self, text: str, log_it: bool = True) -> None:
         """Show `text` in the status bar (and log it unless it is a streaming update)."""
@@ -74,6 +85,40 @@ class Feedback:
         remember = dont_ask.isChecked()
         box.deleteLater()
         return answer, remember
+
+    def choose_unit(
+        self, file_name: str, choices: list[tuple[str, str]], suggested: str, note: str = ""
+    ) -> str | None:
+        """Ask which length unit `file_name` is in. `choices` are (unit, text shown), e.g.
+        ("mm", "millimetres: 40 x 40 x 80 mm"); `suggested` is preselected. None if cancelled."""
+        dialog = QDialog(self.parent)
+        dialog.setWindowTitle("Mesh units")
+        layout = QVBoxLayout(dialog)
+        text = QLabel(
+            f"{file_name} does not say which length unit it is in. Choose the unit it was "
+            "saved in; the object's size in each unit is shown." + (f"\n\n{note}" if note else "")
+        )
+        text.setWordWrap(True)
+        layout.addWidget(text)
+        combo = QComboBox(dialog)
+        for unit, shown in choices:
+            combo.addItem(shown, unit)
+        combo.setCurrentIndex(max(0, [u for u, _ in choices].index(suggested)))
+        layout.addWidget(combo)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+        )
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        layout.addWidget(buttons)
+        combo.setFocus()
+        self.unit_dialog = dialog  # tests answer it with real keys
+        try:
+            accepted = dialog.exec() == QDialog.DialogCode.Accepted
+            return str(combo.currentData()) if accepted else None
+        finally:
+            self.unit_dialog = None
+            dialog.deleteLater()
 
     def save_path(self, title: str, filt: str, suffix: str) -> str | None:
         """A save-file dialog; `suffix` is added when the name has none. None if cancelled."""

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import numpy as np
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu
 
+from app import mesh_units
 from app import settings as app_settings
 from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
 from engine.errors import IpcGraspError, MeshError
 from engine.io.session import SessionError, load_session, resolve_object
+from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
@@ -57,24 +61,31 @@ class OpenController:
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path, unit: str | None = None) -> bool:
-        """Open a mesh file or a session; errors go to a dialog, never an exception."""
+    def open_path(self, path: str | Path, unit: str | None = None, ask_unit: bool = False) -> bool:
+        """Open a mesh file or a session; errors go to a dialog, never an exception.
+
+        A mesh's length unit is `unit`, else the one chosen for this file before, else metres
+        when that gives a graspable size; otherwise (or with `ask_unit`) the user chooses it,
+        with the unit its size suggests preselected. The choice is remembered per file."""
         p = Path(path)
         if not self.confirm_discard("open another file"):
             return False
         if p.name.endswith(".json") or p.name.endswith(".ipcgrasp.npz"):
             return self.open_session(p)
+        if unit is None:
+            unit = app_settings.mesh_unit(p) if not ask_unit else None
+            if unit is None:
+                extents = mesh_units.file_extents(p)
+                diagonal = math.hypot(*extents) if extents is not None else math.nan
+                if extents is not None and (ask_unit or not mesh_units.plausible(diagonal, "m")):
+                    unit = self._ask_unit(p, extents, diagonal)
+                    if unit is None:
+                        self.ui.status(f"opening {p.name} cancelled")
+                        return False
         try:
             doc = Document.open_object(str(p), unit)
         except MeshError as exc:
-            msg = str(exc)
-            if unit is None and "looks like millimetres" in msg:
-                answer = self.ui.question(
-                    "Mesh units", f"{msg}\n\nLoad {p.name} as millimetres (scale by 0.001)?"
-                )
-                if answer == QMessageBox.StandardButton.Yes:
-                    return self.open_path(p, unit="mm")
-            self.ui.error("Cannot open the mesh", msg)
+            self.ui.error("Cannot open the mesh", self._in_app_words(str(exc), p, unit))
             return False
         except IpcGraspError as exc:
             self.ui.error("Cannot open the mesh", str(exc))
@@ -86,7 +97,58 @@ class OpenController:
         ok = self.set_document(doc, p.name)
         if ok:
             self.add_recent(p)
+            if unit is not None:
+                app_settings.set_mesh_unit(p, unit)
+                self.ui.status(
+                    f"opened {p.name} in {mesh_units.UNIT_NAMES[unit]}: "
+                    f"{mesh_units.size_text(tuple(np.ptp(doc.mesh.vertices, axis=0)), 'm')}; "
+                    "File > Reopen with another unit changes it"
+                )
         return ok
+
+    def reopen_with_unit(self) -> bool:
+        """File > Reopen with another unit: ask the current mesh file's unit and open it again."""
+        d = self.model.doc
+        if d is None or not Path(d.spec_text).is_file():
+            self.ui.status("the current object is not a mesh file: nothing to reopen")
+            return False
+        return self.open_path(d.spec_text, ask_unit=True)
+
+    def _ask_unit(
+        self, p: Path, extents: tuple[float, float, float], diagonal: float
+    ) -> str | None:
+        suggested = mesh_units.suggest_unit(diagonal)
+        choices = []
+        for u, name in mesh_units.UNIT_NAMES.items():
+            shown = f"{name}: {mesh_units.size_text(extents, u)}"
+            if not mesh_units.plausible(diagonal, u):
+                shown += " (too small)" if diagonal * UNIT_SCALE_M[u] < 0.01 else " (too large)"
+            elif u == suggested:
+                shown += " (suggested by its size)"
+            choices.append((u, shown))
+        note = ""
+        if not mesh_units.plausible(diagonal, "m"):
+            note = (
+                f"In metres it would be {mesh_units.size_text(extents, 'm')}, not a size a "
+                "gripper can hold."
+            )
+        return cast("str | None", self.ui.choose_unit(p.name, choices, suggested, note))
+
+    @staticmethod
+    def _in_app_words(message: str, p: Path, unit: str | None) -> str:
+        """The engine's size refusal names its API and CLI (unit='mm', --unit); say it as the
+        app does."""
+        if "bounding-box diagonal" not in message:
+            return message
+        extents = mesh_units.file_extents(p)
+        size = mesh_units.size_text(extents, unit or "m") if extents else "of an unusual size"
+        name = mesh_units.UNIT_NAMES.get(unit or "m", unit or "metres")
+        return (
+            f"{p.name} read in {name} is {size}: an object must be "
+            f"{MIN_DIAGONAL_M * 1e3:g} mm to {MAX_DIAGONAL_M:g} m across to be grasped. "
+            "Open it again and choose the unit it was saved in (File > Reopen with another "
+            "unit), or rescale the mesh."
+        )
 
     def open_session(self, path: Path) -> bool:
         """Open a saved session (its runs, frames and camera)."""

@@ -9,7 +9,7 @@ import pytest
 import trimesh
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QMouseEvent
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 
 def _box_file(path, extents, scale=1.0):
@@ -85,12 +85,76 @@ def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
     assert str(path.resolve()) in [a.toolTip() for a in window.recent_menu.actions()]
 
 
-def test_millimetre_mesh_is_offered_the_fix(window, dialogs, tmp_path):
-    path = _box_file(tmp_path / "part_mm.stl", [40, 20, 15])
-    dialogs.answers = [QMessageBox.StandardButton.Yes]
+def _answer_unit_dialog(window, keys, seen: list) -> None:
+    """When the mesh unit question shows, note its preselected unit, press `keys` in its
+    unit list and then Enter (Escape in `keys` cancels)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QComboBox
+
+    def answer() -> None:
+        dialog = window.ui.unit_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, answer)
+            return
+        combo = dialog.findChild(QComboBox)
+        seen.append((combo.currentData(), [combo.itemText(i) for i in range(combo.count())]))
+        for key in keys:
+            QTest.keyClick(combo, key)
+        if Qt.Key.Key_Escape not in keys:
+            QTest.keyClick(combo, Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, answer)
+
+
+def test_a_mesh_in_centimetres_gets_the_unit_chooser(window, dialogs, tmp_path):
+    """Issue 15: a 4 x 4 x 8 cm can saved in centimetres: the chooser preselects cm from its
+    size, the choice is remembered for the file, File > Reopen with another unit changes it,
+    and a wrong unit is explained in the app's words."""
+    from app import settings as app_settings
+
+    path = tmp_path / "can_cm.stl"
+    trimesh.creation.cylinder(radius=2.0, height=8.0, sections=32).export(path)
+    seen: list = []
+    _answer_unit_dialog(window, [], seen)
     assert window.opening.open_path(path)
-    assert dialogs.kinds() == ["question"] and "millimetres" in dialogs.calls[0][2]
-    assert window.doc.unit == "mm"
+    unit, texts = seen[-1]
+    assert unit == "cm" and "centimetres: 40 x 40 x 80 mm (suggested by its size)" in texts
+    assert any(t.startswith("metres:") and "too large" in t for t in texts)
+    assert window.doc.unit == "cm"
+    np.testing.assert_allclose(
+        sorted(np.ptp(window.doc.obj.vertices, axis=0)), [0.04, 0.04, 0.08], atol=1e-3
+    )
+    assert app_settings.mesh_unit(path) == "cm"
+    assert "opened can_cm.stl in centimetres" in window.status_label.text()
+    # Opened again: the remembered unit, no question.
+    assert window.opening.load_example()
+    n = len(seen)
+    assert window.opening.open_path(path)
+    assert len(seen) == n and window.doc.unit == "cm"
+    # Reopen with another unit: one step down the list is millimetres.
+    _answer_unit_dialog(window, [Qt.Key.Key_Down], seen)
+    window.reopen_unit_action.trigger()
+    assert window.doc.unit == "mm" and app_settings.mesh_unit(path) == "mm"
+    # Escape cancels and keeps the document.
+    before = window.doc
+    _answer_unit_dialog(window, [Qt.Key.Key_Escape], seen)
+    assert not window.opening.reopen_with_unit()
+    assert window.doc is before and "cancelled" in window.status_label.text()
+    # Metres make it 8 m tall: refused in the app's words, not the library's.
+    _answer_unit_dialog(window, [Qt.Key.Key_Home], seen)
+    assert not window.opening.reopen_with_unit()
+    message = window.ui.errors[-1]
+    assert "read in metres is 4.00 x 4.00 x 8.00 m" in message and "2 mm to 1.5 m" in message
+    assert "unit=" not in message and "--unit" not in message
+
+
+def test_millimetre_mesh_gets_millimetres_preselected(window, tmp_path):
+    path = _box_file(tmp_path / "part_mm.stl", [40, 20, 15])
+    seen: list = []
+    _answer_unit_dialog(window, [], seen)
+    assert window.opening.open_path(path)
+    assert seen[-1][0] == "mm" and window.doc.unit == "mm"
     np.testing.assert_allclose(
         sorted(np.ptp(window.doc.obj.vertices, axis=0)), [0.015, 0.02, 0.04], atol=1e-9
     )

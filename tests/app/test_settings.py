@@ -29,3 +29,32 @@ class _FakeSettings:
 def test_recent_files_reads_any_stored_value(monkeypatch, stored, expected):
     monkeypatch.setattr(app_settings, "settings", lambda: _FakeSettings(stored))
     assert app_settings.recent_files() == expected
+
+
+@pytest.mark.parametrize(
+    ("diagonal", "unit"),
+    [
+        (0.089, "m"),  # a 40 x 80 mm can saved in metres
+        (8.9, "cm"),  # ... in centimetres
+        (89.0, "mm"),  # ... in millimetres
+        (1500.0, "mm"),  # a 1.5 m object in millimetres
+        (1e5, "m"),  # nothing fits: metres, and the chooser marks every unit
+    ],
+)
+def test_the_suggested_unit_makes_an_everyday_size(diagonal, unit):
+    from app.mesh_units import suggest_unit
+
+    assert suggest_unit(diagonal) == unit
+
+
+def test_mesh_units_are_remembered_per_file(tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    store = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    monkeypatch.setattr(app_settings, "settings", lambda: store)
+    a, b = tmp_path / "a.stl", tmp_path / "b.stl"
+    assert app_settings.mesh_unit(a) is None
+    app_settings.set_mesh_unit(a, "cm")
+    assert app_settings.mesh_unit(a) == "cm" and app_settings.mesh_unit(b) is None
+    app_settings.set_mesh_unit(a, None)
+    assert app_settings.mesh_unit(a) is None

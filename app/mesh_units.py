@@ -1,0 +1,59 @@
+"""Which length unit a mesh file is in: its size in each unit and the suggested one (no Qt).
+
+Mesh files carry no unit. The app shows what the object's size would be in metres,
+centimetres, millimetres and inches and preselects the unit that makes it an everyday
+graspable size; the choice is remembered per file (app/settings.py).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import trimesh
+
+from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
+
+UNIT_NAMES = {"m": "metres", "cm": "centimetres", "mm": "millimetres", "in": "inches"}
+TYPICAL_DIAGONAL_M = 0.1  # a can, a mug, a box of tea: what the suggestion aims at
+
+
+def file_extents(path: str | Path) -> tuple[float, float, float] | None:
+    """The mesh's bounding-box size in the file's own units, or None if it cannot be read
+    (opening it then reports why)."""
+    try:
+        mesh = trimesh.load(str(path), force="mesh")
+        extents = tuple(float(v) for v in mesh.extents)
+    except Exception:  # any reader failure: the engine's loader gives the user the reason
+        return None
+    if len(extents) != 3 or not all(math.isfinite(v) for v in extents):
+        return None
+    return (extents[0], extents[1], extents[2])
+
+
+def plausible(diagonal: float, unit: str) -> bool:
+    """Whether a file diagonal of `diagonal` (file units) is a graspable size in `unit`."""
+    return MIN_DIAGONAL_M <= diagonal * UNIT_SCALE_M[unit] <= MAX_DIAGONAL_M
+
+
+def suggest_unit(diagonal: float) -> str:
+    """The unit that makes the object's diagonal closest to an everyday object's (log scale),
+    among those that give a graspable size; metres when nothing fits."""
+    fitting = [u for u in UNIT_SCALE_M if plausible(diagonal, u)]
+    if not fitting or diagonal <= 0:
+        return "m"
+    return min(
+        fitting, key=lambda u: abs(math.log(diagonal * UNIT_SCALE_M[u] / TYPICAL_DIAGONAL_M))
+    )
+
+
+def size_text(extents: tuple[float, float, float], unit: str) -> str:
+    """'40 x 40 x 80 mm' for the object read in `unit`, in a readable unit."""
+    metres = [e * UNIT_SCALE_M[unit] for e in extents]
+    biggest = max(metres)
+    shown, scale = ("m", 1.0) if biggest >= 1.0 else ("mm", 1000.0)
+    if biggest < 0.01:
+        return " x ".join(f"{m * scale:.2g}" for m in metres) + f" {shown}"
+    return " x ".join(f"{m * scale:.0f}" if shown == "mm" else f"{m:.2f}" for m in metres) + (
+        f" {shown}"
+    )
