@@ -105,7 +105,7 @@ class RunsTable(QTableWidget):
                 outcome, reason = "", "cancelled before the end: not counted in R"
             values = [
                 _fmt(r.psi1_j, ".3g"), _fmt(r.psi2_j, ".3g"), _fmt(r.grip_force_n, ".3f"),
-                _fmt(r.lift_height_m * 1e3, ".1f"), str(r.frames or len(rec.frames)),
+                _fmt(r.lift_height_m * 1e3, ".2f"), str(r.frames or len(rec.frames)),
                 _fmt(r.wall_time_s, ".1f"),
             ]  # fmt: skip
         elif rec.frames:

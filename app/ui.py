@@ -120,9 +120,10 @@ class Feedback:
             self.unit_dialog = None
             dialog.deleteLater()
 
-    def save_path(self, title: str, filt: str, suffix: str) -> str | None:
-        """A save-file dialog; `suffix` is added when the name has none. None if cancelled."""
-        path, _ = QFileDialog.getSaveFileName(self.parent, title, "", filt)
+    def save_path(self, title: str, filt: str, suffix: str, proposed: str = "") -> str | None:
+        """A save-file dialog proposing the file `proposed`; `suffix` is added when the name
+        has none. None if cancelled."""
+        path, _ = QFileDialog.getSaveFileName(self.parent, title, proposed, filt)
         if not path:
             return None
         if not Path(path).suffix:

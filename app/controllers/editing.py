@@ -17,8 +17,34 @@ from app.undo import StateCommand
 from engine.errors import GraspError, IpcGraspError
 from engine.grasp.antipodal import antipodal_grasp, grasp_from_pose
 from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.trial_plan import TrialSpec
+from engine.schema import field_spec
 
 log = logging.getLogger(__name__)
+
+
+# Edits of the app's own fields (not declared in the engine's parameter classes).
+_APP_LABELS = {
+    "analytic_force_n": "analytic force",
+    "gripper": "gripper",
+    "squeeze_stop": "squeeze stop",
+    "density": "object density",
+    "pad": "pad preset",  # its dock label "Preset" sits under "Pads"
+}
+
+
+def field_label(name: str) -> str:
+    """What the user calls field `name` (its label in the parameter dock), e.g. "Ψ_th" for
+    psi_th_j: undo and redo show it ("Undo change Ψ_th")."""
+    if name in _APP_LABELS:
+        return _APP_LABELS[name]
+    for cls in (SimulationParams, TrialSpec):
+        try:
+            return field_spec(cls, name).spec.label or name
+        except KeyError:
+            continue
+    return name
 
 
 class EditController:
@@ -80,7 +106,7 @@ class EditController:
         self.param_message.emit("")
         # A choice (stop mode, gripper) is one undo step each; typing in a field merges.
         merge = None if name in ("squeeze_stop", "gripper") else name
-        self.push(new, f"change {name}", merge=merge)
+        self.push(new, f"change {field_label(name)}", merge=merge)
         return True
 
     def set_stable_pose(self, index: int) -> None:

@@ -48,9 +48,19 @@ class ExportController(QObject):
     # --- CSV ----------------------------------------------------------------------------------
     def export_csv_dialog(self) -> None:
         """Ask for a file and export the results as CSV."""
-        path = self.ui.save_path("Export results", "CSV (*.csv)", ".csv")
+        path = self.ui.save_path(
+            "Export results", "CSV (*.csv)", ".csv", self._proposed("_results.csv")
+        )
         if path:
             self.export_csv(path)
+
+    def _proposed(self, tail: str) -> str:
+        """The file name a save dialog proposes; "{}" in `tail` is the selected trial."""
+        d = self.model.doc
+        if d is None:
+            return ""
+        trial = max(self.model.trial, 0)
+        return d.suggested_path(tail.format(trial))
 
     def export_csv(self, path: str | Path) -> bool:
         """One row per trial: inputs (object, grasp, every parameter, seed), outcome, and the
@@ -93,7 +103,9 @@ class ExportController(QObject):
     # --- VTK series and screenshot ------------------------------------------------------------
     def export_vtk_dialog(self) -> None:
         """Ask for a file and export the selected trial's frames as a .pvd series."""
-        path = self.ui.save_path("Export VTK series", "ParaView series (*.pvd)", ".pvd")
+        path = self.ui.save_path(
+            "Export VTK series", "ParaView series (*.pvd)", ".pvd", self._proposed("_trial{}.pvd")
+        )
         if path:
             self.export_vtk(path)
 
@@ -120,7 +132,9 @@ class ExportController(QObject):
 
     def screenshot_dialog(self) -> None:
         """Ask for a file and save the 3D view as a PNG (Ctrl+P)."""
-        path = self.ui.save_path("Save screenshot", "PNG image (*.png)", ".png")
+        path = self.ui.save_path(
+            "Save screenshot", "PNG image (*.png)", ".png", self._proposed("_view.png")
+        )
         if path:
             self.save_screenshot(path)
 
@@ -138,7 +152,10 @@ class ExportController(QObject):
     # --- video --------------------------------------------------------------------------------
     def export_video_dialog(self) -> None:
         """Ask for a file and render the selected trial as MP4 or GIF."""
-        path = self.ui.save_path("Export video", "MP4 video (*.mp4);;Animated GIF (*.gif)", ".mp4")
+        path = self.ui.save_path(
+            "Export video", "MP4 video (*.mp4);;Animated GIF (*.gif)", ".mp4",
+            self._proposed("_trial{}.mp4"),
+        )  # fmt: skip
         if path:
             self.export_video(path)
 

@@ -53,7 +53,9 @@ class SessionController:
 
     def save_as(self) -> bool:
         """Ask for a file name and save there."""
-        path = self.ui.save_path("Save session", SESSION_FILTER, SESSION_SUFFIX)
+        d = self.model.doc
+        proposed = "" if d is None else d.suggested_path(SESSION_SUFFIX)
+        path = self.ui.save_path("Save session", SESSION_FILTER, SESSION_SUFFIX, proposed)
         return self.save_session(path) if path else False
 
     def save_session(self, path: str | Path) -> bool:

@@ -5,6 +5,7 @@ Everything the GUI shows is derived from a Document, and a session file is a Doc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,6 +91,20 @@ class Document:
     def display_name(self) -> str:
         """The object's name as shown in the window ("example cube" for the built-in one)."""
         return self.mesh.name if not self.mesh.source.startswith("builtin:") else "example cube"
+
+    def suggested_path(self, tail: str) -> str:
+        """A file name to propose in a save dialog: the object's name + `tail` (e.g.
+        "_results.csv"), next to the session file, else next to the mesh file."""
+        stem = re.sub(r"[^\w.-]+", "_", self.display_name).strip("_") or "ipcgrasp"
+        if self.path is not None:
+            folder: Path | None = Path(self.path).parent
+            stem = Path(self.path).name.split(".ipcgrasp")[0] or stem
+        elif not self.mesh.source.startswith("builtin:"):
+            folder = Path(self.mesh.source).parent
+        else:
+            folder = None
+        name = stem + tail
+        return str(folder / name) if folder is not None else name
 
     def set_pose(self, index: int) -> None:
         """Rest the object in stable pose `index` and reset the grasp to the default."""

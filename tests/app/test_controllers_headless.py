@@ -52,7 +52,8 @@ class FakeUi:
         self.questions.append(f"replace {n_trials}")
         return self.answers.pop(0)
 
-    def save_path(self, title: str, filt: str, suffix: str):
+    def save_path(self, title: str, filt: str, suffix: str, proposed: str = ""):
+        self.proposed = proposed
         return self.save_to
 
 
@@ -227,3 +228,15 @@ def test_csv_export_without_a_window(app, tmp_path):
         rows = list(csv.DictReader(f))
     assert [r["trial"] for r in rows] == ["0", "1"] and rows[0]["status"] == "done"
     assert rows[0]["analytic_exact_success"] == ""
+
+
+def test_save_dialogs_propose_a_file_name(app, tmp_path):
+    """Issue 15: the session dialog proposes the object's name; once saved, the session's."""
+    app.sessions.save_as()  # cancelled: save_to is None
+    assert app.ui.proposed == "example_cube.ipcgrasp.json"
+    doc = app.model.doc
+    assert doc.suggested_path("_results.csv") == "example_cube_results.csv"
+    doc.path = tmp_path / "study.ipcgrasp.json"
+    assert doc.suggested_path("_view.png") == str(tmp_path / "study_view.png")
+    app.sessions.save_as()
+    assert app.ui.proposed == str(tmp_path / "study.ipcgrasp.json")

@@ -107,3 +107,31 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     assert len(w.timeline.series) == 8
     with qtbot.waitSignal(w.frame_displayed, timeout=5_000):
         w.timeline.seek(3)
+
+
+def test_save_dialogs_propose_a_file_name_next_to_the_mesh(window, qtbot, tmp_path, monkeypatch):
+    """Issue 15: Ctrl+P and Save session as propose "<object>_view.png" and
+    "<object>.ipcgrasp.json" in the mesh's folder instead of an empty name."""
+    import trimesh
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QFileDialog
+
+    path = tmp_path / "box.stl"
+    trimesh.creation.box(extents=[0.03, 0.02, 0.04]).export(path)
+    assert window.opening.open_path(path)
+    proposed: list[str] = []
+
+    def fake(parent, title, directory, filt):
+        proposed.append(directory)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+    window.save_as_action.trigger()
+    window.export_csv_action.trigger()
+    assert proposed == [
+        str(tmp_path / "box_view.png"),
+        str(tmp_path / "box.ipcgrasp.json"),
+        str(tmp_path / "box_results.csv"),
+    ]
