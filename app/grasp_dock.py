@@ -93,7 +93,8 @@ class GraspDock(QWidget):
         buttons.addWidget(self.gizmo_button)
         form.addRow(buttons)
         hint = QLabel(
-            "Right-click the object to place jaw 0 there; the other jaw is found along the surface normal."
+            "Right-click the object to place jaw 0 there; the other jaw goes where the surface "
+            "normal leaves the object within the gripper's opening."
         )
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")

@@ -154,7 +154,12 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(widget)
-        scroll.setMinimumWidth(430)
+        # Wide enough for the content and its vertical scroll bar: the docks scroll only
+        # vertically (a horizontal bar hid the fields' right edge).
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        needed = widget.minimumSizeHint().width() + bar + 2 * scroll.frameWidth()
+        scroll.setMinimumWidth(max(430, needed))
         return scroll
 
     def _build_layout(self) -> None:

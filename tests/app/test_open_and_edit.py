@@ -467,3 +467,19 @@ def test_right_clicks_on_a_can_place_grasps_on_its_curved_side(window, qtbot, tm
     finally:
         window.ui.status = status
     assert side >= 50 and misses < 10  # most clicks land on the side
+
+
+def test_the_docks_do_not_scroll_sideways(window, qtbot):
+    """Issue 15: the grasp dock had a horizontal scroll bar hiding the fields' right edge."""
+    from PySide6.QtWidgets import QScrollArea
+
+    for dock in (window.grasp_dock_widget, window.param_dock_widget):
+        dock.raise_()
+        qtbot.wait(20)
+        scroll = dock.widget()
+        assert isinstance(scroll, QScrollArea)
+        assert not scroll.horizontalScrollBar().isVisible()
+        content = scroll.widget()
+        assert content.minimumSizeHint().width() <= scroll.viewport().width()
+        assert content.width() <= scroll.viewport().width()
+    window.grasp_dock_widget.raise_()
