@@ -109,9 +109,11 @@ class AppModel:
         else:
             doc.run = None
         self.document_changed.emit(doc)
+        # The grasp first (views draw the open gripper), then a session's first trial, so the
+        # view shows the frame the timeline shows, not the open gripper.
+        self._grasp_changed()
         if doc.run is not None and doc.run.trials:
             self.select_trial(min(doc.run.trials))
-        self._grasp_changed()
 
     def mark_saved(self, path: Path) -> None:
         """The document now lives in `path` and has no unsaved results."""

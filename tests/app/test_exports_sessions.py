@@ -97,7 +97,13 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     grasp = w.doc.grasp
     w.opening.load_example()
     assert w.doc.run is None
-    assert w.opening.open_path(json_path)
+    # Issue 15: the reopened session shows the frame its timeline shows (the last one), not the
+    # open gripper, also once the grasp check has come back.
+    with qtbot.waitSignal(w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 7):
+        assert w.opening.open_path(json_path)
+    assert w.timeline.index == 7 and w.model.mode == "play"
+    qtbot.waitUntil(lambda: w.model.grasp_valid is not None, timeout=60_000)
+    assert w.model.mode == "play" and w.scene._shown[2] == 7
     d = w.doc
     assert {k: len(r.frames) for k, r in d.run.trials.items()} == frames
     assert [r.status for r in d.run.trials.values()] == ["done", "done"]
