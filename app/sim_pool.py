@@ -4,7 +4,9 @@ Why processes: the IPC solver holds the GIL, and a solver thread in the GUI proc
 event loop stall for 140+ ms per gap (shared/notes/gui.md). Workers are started at launch and
 warm up, so the first frame of a run arrives within a fraction of a second. A Pump drains the
 shared outbox on the GUI thread. A worker that dies marks its trial failed with the exit code
-and is replaced. Process handling is app.workers.WorkerProcess.
+and is replaced. When a run ends, an idle worker whose resident memory grew past
+`max_worker_memory_mb` is replaced too, so a leak in native code cannot accumulate over a
+session. Process handling is app.workers.WorkerProcess.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ PUMP_INTERVAL_MS = 10
 PUMP_BUDGET_S = 0.008  # at most this long per tick, so the GUI keeps breathing
 HEALTH_INTERVAL_MS = 200
 CANCEL_GRACE_S = 3.0  # a worker that ignores cancel this long is terminated
+MAX_WORKER_MEMORY_MB = 1536.0  # an idle worker above this is replaced when a run ends
+
+
+def process_rss_mb(pid: int) -> float | None:
+    """Resident memory of process `pid` in MB (Linux /proc; None where unavailable)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def default_worker_count() -> int:
@@ -55,8 +67,15 @@ class SimulationPool(QObject):
     trial_ended = Signal(int, object, str)  # trial, TrialResult, status done|failed|cancelled
     run_finished = Signal(int, bool)  # run id, cancelled
 
-    def __init__(self, parent: QObject | None = None, n_workers: int | None = None) -> None:
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        n_workers: int | None = None,
+        max_worker_memory_mb: float = MAX_WORKER_MEMORY_MB,
+    ) -> None:
         super().__init__(parent)
+        self.max_worker_memory_mb = max_worker_memory_mb  # 0: never replace a grown worker
+        self.recycled_workers = 0
         # A SimpleQueue writes each message to the pipe inside put() (a Queue hands it to a
         # feeder thread), so every frame sent before a worker crashes reaches the GUI.
         self._outbox = spawn_context().SimpleQueue()
@@ -167,7 +186,21 @@ class SimulationPool(QObject):
         self._outstanding.discard(trial)
         self.trial_ended.emit(trial, result, status)
         if not self._outstanding:
+            self._replace_grown_workers()
             self.run_finished.emit(self._run_id, self._cancelled)
+
+    def _replace_grown_workers(self) -> None:
+        """Replace idle workers whose resident memory exceeds max_worker_memory_mb."""
+        for w in list(self._workers):
+            pid = w.proc.pid
+            rss = process_rss_mb(pid) if pid and w.job is None and not self._shut else None
+            if rss is None or not self.max_worker_memory_mb or rss <= self.max_worker_memory_mb:
+                continue
+            log.info("simulation worker %d holds %.0f MB: replacing it", w.wid, rss)
+            self._workers.remove(w)
+            w.proc.stop(timeout_s=2.0)
+            self.recycled_workers += 1
+            self._spawn()
 
     # --- pump ---------------------------------------------------------------------------------
     def _drain(self, budget_s: float | None = PUMP_BUDGET_S) -> None:
