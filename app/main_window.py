@@ -209,6 +209,10 @@ class MainWindow(QMainWindow):
         bindings.bind_runs_table(m, self.runs_table)
         bindings.bind_run_controls(m, self.simulate_action, self.cancel_action, self.progress)
         self.viewport.picked.connect(self.editing.place_grasp_at)
+        self.viewport.hovered.connect(self.editing.preview_at)
+        self.editing.preview_changed.connect(self.viewport.show_grasp_preview)
+        m.run_started.connect(lambda _run: self.viewport.clear_grasp_preview())
+        m.document_changed.connect(lambda _doc: self.viewport.clear_grasp_preview())
         self.viewport.gizmo_moved.connect(self.editing.on_gizmo)
         self.sim.workers_ready.connect(lambda n: self.ui.status(f"{n} simulation worker(s) ready"))
         self.analysis_ctl.predictions_shown.connect(

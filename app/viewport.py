@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 import pyvista as pv
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
 from pyvistaqt import QtInteractor
 
 from app.gripper_shapes import GripperShapes
@@ -48,6 +48,8 @@ class Viewport(QObject):
     """Owns the QtInteractor and every actor in it."""
 
     picked = Signal(object, object)  # (point (3,), outward normal (3,)) on the object
+    # The object's surface under the resting cursor (point, normal), or (None, None) off it.
+    hovered = Signal(object, object)
     gizmo_moved = Signal(object)  # 4x4 gripper pose after a gizmo drag
 
     def __init__(self, parent: QWidget) -> None:
@@ -77,6 +79,14 @@ class Viewport(QObject):
         self._frame_text: pv.CornerAnnotation | None = None
         self._object_picker = ObjectPicker()
         self.plotter.iren.add_observer("RightButtonPressEvent", self._on_right_press)
+        # Hover preview: pick at most every 40 ms at the newest cursor position.
+        self._hover_pos: tuple[float, float] | None = None
+        self._hover_timer = QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(40)
+        self._hover_timer.timeout.connect(self._hover_pick)
+        self._hovering = False
+        self.plotter.iren.add_observer("MouseMoveEvent", self._on_mouse_move)
         safe_keys(self.plotter)
 
     @property
@@ -312,6 +322,77 @@ class Viewport(QObject):
             return False
         self.picked.emit(*hit)
         return True
+
+    def _on_mouse_move(self, _obj: Any, _event: Any) -> None:
+        # No preview while a button drags the camera, or while the gizmo's handles own hover.
+        if self._gizmo is not None or QApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            return
+        x, y = self.plotter.iren.get_event_position()
+        self._hover_pos = (float(x), float(y))
+        if not self._hover_timer.isActive():
+            self._hover_timer.start()
+
+    def _hover_pick(self) -> None:
+        if self._hover_pos is None or self._gizmo is not None:
+            return
+        hit = self._object_picker.pick(*self._hover_pos, self.plotter.renderer)
+        if hit is not None:
+            self._hovering = True
+            self.hovered.emit(*hit)
+        elif self._hovering:  # left the object: once
+            self._hovering = False
+            self.hovered.emit(None, None)
+
+    def show_grasp_preview(
+        self,
+        contact0: np.ndarray | None,
+        contact1: np.ndarray | None,
+        ok: bool,
+        pose: np.ndarray | None = None,
+    ) -> None:
+        """The grasp a right-click would place: its two contacts joined by the closing line
+        and, at `pose`, a translucent ghost of the open jaws' plates (green); only the picked
+        point (red) where there is none; None clears it."""
+        self.clear_grasp_preview()
+        if contact0 is None or self._object_poly is None:
+            return
+        if pose is not None and self._shapes is not None:
+            for k in (0, 1):
+                plate = _polydata(self._shapes.plate_local[k], self._shapes.plate_faces)
+                ghost = self._add_mesh(
+                    plate, color="#27ae60", opacity=0.35, name=f"grasp_preview_plate{k}",
+                    pickable=False,
+                )  # fmt: skip
+                ghost.user_matrix = pose
+        size = max(float(self._object_poly.length), 1e-3)
+        color = "#27ae60" if ok else WARNING_COLOR
+        points = [np.asarray(contact0, dtype=float)]
+        if contact1 is not None:
+            points.append(np.asarray(contact1, dtype=float))
+            line = pv.Line(points[0], points[1])
+            self._add_mesh(
+                line, color=color, line_width=3, name="grasp_preview_line", pickable=False
+            )
+        dots = pv.merge([pv.Sphere(radius=0.02 * size, center=q) for q in points])
+        self._add_mesh(dots, color=color, name="grasp_preview_dots", pickable=False)
+        self.request_render()
+
+    def clear_grasp_preview(self) -> None:
+        """Remove the hover preview."""
+        for name in ("line", "dots", "plate0", "plate1"):
+            self._remove_actor(f"grasp_preview_{name}")
+        self.request_render()
+
+    def grasp_preview_points(self) -> list[np.ndarray]:
+        """The drawn preview's contact points (tests)."""
+        actor = self.plotter.renderer.actors.get("grasp_preview_dots")
+        if actor is None:
+            return []
+        mesh = actor.mapper.dataset
+        # Each sphere's centre is the mean of its points.
+        n = mesh.n_points // (2 if "grasp_preview_line" in self.plotter.renderer.actors else 1)
+        pts = np.asarray(mesh.points)
+        return [pts[i : i + n].mean(axis=0) for i in range(0, mesh.n_points, n)]
 
     def pick_at(self, x: int, y: int) -> bool:
         """Pick the object surface at widget pixel (x, y) as a right-click would."""

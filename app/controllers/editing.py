@@ -15,7 +15,7 @@ from app.model import AppModel, EditState, safe_default_grasp
 from app.model.events import Event
 from app.undo import StateCommand
 from engine.errors import GraspError, IpcGraspError
-from engine.grasp.antipodal import antipodal_grasp, grasp_from_pose
+from engine.grasp.antipodal import AntipodalGrasp, antipodal_grasp, grasp_from_pose
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
@@ -59,6 +59,9 @@ class EditController:
         self.undo_stack = undo_stack
         self.ui = ui
         self.param_message = Event("param_message")
+        # (contact0, contact1, ok, gripper pose): the grasp a right-click would place;
+        # (None, None, False, None) clears it.
+        self.preview_changed = Event("preview_changed")
 
     def push(self, new: EditState, text: str, merge: str | None = None) -> None:
         """Make `new` current as an undoable step (nothing if it equals the current state)."""
@@ -127,6 +130,35 @@ class EditController:
         if d is not None:
             self.set_grasp(safe_default_grasp(d.obj, d.params), "default grasp")
 
+    def _complete(self, point: np.ndarray, normal: np.ndarray) -> AntipodalGrasp:
+        d = self.model.doc
+        assert d is not None
+        return antipodal_grasp(
+            d.obj,
+            point,
+            normal,
+            d.grasp.approach_angle_rad,
+            open_width_m=d.params.open_width_m,
+            clearance_m=d.params.dhat_m,
+        )
+
+    def preview_at(self, point: np.ndarray | None, normal: np.ndarray | None) -> None:
+        """Hover preview: the grasp a right-click at `point` would place (None: off the
+        object). The status line says what a click would do; edit mode only."""
+        if point is None or normal is None or self.model.doc is None or self.model.mode != "edit":
+            self.preview_changed.emit(None, None, False, None)
+            return
+        try:
+            done = self._complete(point, normal)
+        except GraspError as exc:
+            self.preview_changed.emit(point, None, False, None)
+            self.ui.status(f"no grasp here: {exc}", log_it=False)
+            return
+        self.preview_changed.emit(done.contact0, done.contact1, True, done.grasp.pose())
+        self.ui.status(
+            f"right-click to grasp here: contacts {done.width_m * 1e3:.1f} mm apart", log_it=False
+        )
+
     def place_grasp_at(self, point: np.ndarray, normal: np.ndarray) -> bool:
         """Click-to-place: jaw 0 at `point`, the other jaw where a ray along -normal leaves the
         object within the gripper's opening."""
@@ -134,14 +166,7 @@ class EditController:
         if d is None:
             return False
         try:
-            done = antipodal_grasp(
-                d.obj,
-                point,
-                normal,
-                d.grasp.approach_angle_rad,
-                open_width_m=d.params.open_width_m,
-                clearance_m=d.params.dhat_m,
-            )
+            done = self._complete(point, normal)
         except GraspError as exc:
             self.ui.status(f"cannot place a grasp there: {exc}")
             return False

@@ -483,3 +483,51 @@ def test_the_docks_do_not_scroll_sideways(window, qtbot):
         assert content.minimumSizeHint().width() <= scroll.viewport().width()
         assert content.width() <= scroll.viewport().width()
     window.grasp_dock_widget.raise_()
+
+
+def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_path):
+    """Issue 15: moving the mouse over the can shows the grasp a right-click would place
+    (its two contacts, green); over an end too long for the opening, the point in red and the
+    reason; off the object, nothing. The click then places exactly the previewed grasp."""
+    path = tmp_path / "can.stl"
+    trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
+    assert window.opening.open_path(path)
+    vp, p = window.viewport, window.viewport.plotter
+    p.view_vector((1.0, -0.6, 0.5), viewup=(0.0, 0.0, 1.0))
+    p.reset_camera()
+    vp.render_now()
+    d = window.doc
+    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
+    long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
+    centre = surface.bounds.mean(axis=0)
+    # A point on the curved side facing the camera, and one on the top end.
+    side_dir = np.zeros(3)
+    side_dir[(long_axis + 1) % 3] = 1.0
+    if np.dot(side_dir, [1.0, -0.6, 0.5]) < 0:
+        side_dir = -side_dir
+    side = centre + 0.02 * side_dir
+    end = centre.copy()
+    end[long_axis] = surface.bounds[1][long_axis] - 1e-9
+    statuses: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    try:
+        _mouse_move(p, _screen_pos(window, side))
+        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
+        c0, c1 = vp.grasp_preview_points()
+        assert np.linalg.norm(c1 - c0) == pytest.approx(0.04, abs=2e-3)
+        assert statuses[-1].startswith("right-click to grasp here")
+        _mouse_move(p, _screen_pos(window, end))
+        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 1, timeout=5_000)
+        assert "no grasp here" in statuses[-1] and "narrower" in statuses[-1]
+        _mouse_move(p, QPoint(3, 3))  # the corner: background
+        qtbot.waitUntil(lambda: vp.grasp_preview_points() == [], timeout=5_000)
+        # Back on the side, a right-click places the previewed grasp.
+        pos = _screen_pos(window, side)
+        _mouse_move(p, pos)
+        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
+        c0, c1 = vp.grasp_preview_points()
+        qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=pos)
+        np.testing.assert_allclose(window.doc.grasp.center, 0.5 * (c0 + c1), atol=1e-4)
+    finally:
+        window.ui.status = status
