@@ -77,10 +77,11 @@ def test_workers_are_recycled_after_max_tasks_and_no_row_is_lost_or_doubled(tmp_
     stats = WorkerStats()
     rows = list(local_results(tasks, 2, quick, RecyclePolicy(max_tasks=2, max_memory_mb=0), stats))
     assert Counter(r["task_key"] for r in rows) == Counter(t.key for t in tasks)
-    assert stats.recycled >= 2 and len({r["pid"] for r in rows}) >= 3
-    # Once a worker is due, the pool takes no new task: only the 2 x 2 tasks already handed to
-    # it finish (one fast worker may take them all).
+    # Once a worker is due, the pool takes no new task: only the tasks already handed to it
+    # finish (up to 3 more; one worker may take them all while the other starts up), so a pool
+    # runs at most 5 of the 9 tasks and a fresh pool runs the rest.
     assert max(Counter(r["pid"] for r in rows).values()) <= 2 + 3
+    assert stats.recycled >= 1 and len({r["pid"] for r in rows}) >= 2
 
 
 def test_a_worker_above_the_memory_ceiling_is_recycled(tmp_path):
