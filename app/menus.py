@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QComboBox, QLabel, QStyle, QToolBar
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QLabel, QStyle, QToolBar
 
 from app import settings as app_settings
 
@@ -179,3 +179,43 @@ def _shortcuts(w: Any) -> None:
     key("Shift+Right", lambda: scene.step(10))
     key(Qt.Key.Key_Home, lambda: scene.seek(0))
     key(Qt.Key.Key_End, scene.seek_end)
+    # On the number fields only (an application-wide filter would see every event).
+    w.field_keys = _FieldKeys(w)
+    for box in w.findChildren(QAbstractSpinBox):
+        box.installEventFilter(w.field_keys)
+
+
+_TIMELINE_KEYS = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End)
+
+
+class _FieldKeys(QObject):
+    """Timeline keys while a number field has the focus: Space (which a number never takes)
+    still plays and pauses; the arrows, Home and End edit the field, and the status line says
+    how to give them to the timeline instead of doing nothing silently."""
+
+    def __init__(self, w: Any) -> None:
+        super().__init__(w)
+        self.w = w
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt override
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not isinstance(obj, QAbstractSpinBox) or not isinstance(event, QKeyEvent):
+            return False
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        if event.key() == Qt.Key.Key_Space:
+            # Not accepted by the field: the window's Space shortcut plays or pauses.
+            return kind == QEvent.Type.ShortcutOverride
+        if (
+            kind == QEvent.Type.KeyPress
+            and event.key() in _TIMELINE_KEYS
+            and len(self.w.timeline.series) > 0
+        ):
+            self.w.ui.status(
+                "the arrow keys, Home and End edit the focused field; click the 3D view to "
+                "step the timeline with them",
+                log_it=False,
+            )
+        return False

@@ -209,3 +209,26 @@ def test_cancelled_trials_are_left_out_of_r(window, qtbot, tmp_path):
     reopened = window.doc.run
     assert [reopened.trials[k].status for k in range(3)] == ["done", "cancelled", "cancelled"]
     assert f"{ok} of 1 finished trials lifted (2 cancelled)" in window.status_label.text()
+
+
+def test_timeline_keys_while_a_number_field_has_the_focus(window, qtbot):
+    """Issue 15: with a spin box focused, Space still plays and pauses; the arrows, Home and
+    End edit the field and the status line says how to step the timeline instead."""
+    assert window.runs.start_simulation(max_frames=6)
+    _wait_done(qtbot, window)
+    window.model.select_trial(0)
+    qtbot.waitUntil(lambda: len(window.timeline.series) == 6, timeout=10_000)
+    window.scene.seek(0)
+    box = window.param_dock.mu_spin
+    window.activateWindow()
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=5_000)
+    assert not window.timeline.is_playing()
+    qtbot.keyClick(box, Qt.Key.Key_Space)
+    assert window.timeline.is_playing()
+    qtbot.keyClick(box, Qt.Key.Key_Space)
+    assert not window.timeline.is_playing()
+    index = window.timeline.index
+    qtbot.keyClick(box, Qt.Key.Key_End)
+    assert window.timeline.index == index  # the field's End, not the timeline's
+    assert "edit the focused field" in window.status_label.text()
