@@ -29,6 +29,7 @@ RUN_COLUMNS = (
     "Ψ1 (J)",
     "Ψ2 (J)",
     "grip (N)",
+    "lift grip (N)",
     "lift (mm)",
     "frames",
     "time (s)",
@@ -49,8 +50,15 @@ STATUS_COLORS = {
 }
 
 
-def _fmt(v: float, spec: str) -> str:
+def _fmt(v: float | None, spec: str) -> str:
     return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+
+
+def lowest_lift_grip(rec: TrialRecord) -> float | None:
+    """The lower pad's grip force at its lowest during the lift and hold (N): the grip that
+    decided the outcome, where "grip (N)" is the one at the end of the squeeze."""
+    grips = [min(f.grip_force_n) for f in rec.frames if f.phase in ("lift", "hold")]
+    return float(min(grips)) if grips else None
 
 
 def _item(text: str, tip: str = "") -> QTableWidgetItem:
@@ -97,7 +105,7 @@ class RunsTable(QTableWidget):
         r = rec.result
         outcome = ""
         reason = ""
-        values = ["", "", "", "", "", ""]
+        values = ["", "", "", "", "", "", ""]
         if r is not None:
             outcome = "success" if r.success else "fail"
             reason = r.reason + (f": {r.error}" if r.error else "")
@@ -105,11 +113,12 @@ class RunsTable(QTableWidget):
                 outcome, reason = "", "cancelled before the end: not counted in R"
             values = [
                 _fmt(r.psi1_j, ".3g"), _fmt(r.psi2_j, ".3g"), _fmt(r.grip_force_n, ".3f"),
-                _fmt(r.lift_height_m * 1e3, ".2f"), str(r.frames or len(rec.frames)),
+                _fmt(lowest_lift_grip(rec), ".3f"), _fmt(r.lift_height_m * 1e3, ".2f"),
+                str(r.frames or len(rec.frames)),
                 _fmt(r.wall_time_s, ".1f"),
             ]  # fmt: skip
         elif rec.frames:
-            values[4] = str(len(rec.frames))
+            values[5] = str(len(rec.frames))
         cells = [str(rec.trial), rec.status, outcome, reason, *values]
         color = STATUS_COLORS.get(rec.status)
         if r is not None and rec.status == "done":

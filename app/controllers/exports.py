@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from app.model import AppModel
 from app.model.pad_fields import Fields
+from app.tables import lowest_lift_grip
 from app.video_export import VideoJob, even_size, render_video
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
@@ -19,6 +20,7 @@ from engine.errors import IpcGraspError
 from engine.grasp.frames import TrialResult
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
 from engine.io.vtk_series import write_vtk_series
+from engine.scene.object_mesh import UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
 ANALYTIC_COLUMNS = ("success", "margin", "robustness")
@@ -75,12 +77,19 @@ class ExportController(QObject):
         )
         ctx["n_trials"] = run.spec.n_trials
         ctx["object_density_kg_m3"] = d.obj.density_kg_m3
+        # What reproduces the run from the row alone: the file's unit and the force the
+        # analytic models assumed (the squeeze's force stop, else the analytic force field).
+        unit = d.unit or "m"
+        ctx["object_unit"] = unit
+        ctx["object_scale_m"] = UNIT_SCALE_M.get(unit, 1.0)
+        kind, value = run.params.squeeze_stop()
+        ctx["analytic_force_n"] = value if kind == "force" else d.analytic_force_n
         analytic = {}
         for key in ANALYTIC_KEYS:
             r = self.predictions.results.get(key)
             for col in ANALYTIC_COLUMNS:
                 analytic[f"analytic_{key}_{col}"] = "" if r is None else getattr(r, col)
-        columns = [*ctx, "status", *OUTCOME_COLUMNS, *analytic]
+        columns = [*ctx, "status", *OUTCOME_COLUMNS, "grip_min_lift_hold_n", *analytic]
         try:
             # The save dialog asked before replacing the file.
             f, writer = open_results_writer(path, columns, overwrite=True)
@@ -95,6 +104,8 @@ class ExportController(QObject):
                 row["status"] = rec.status
                 if rec.status == "cancelled":  # not finished: no outcome (left out of R)
                     row["success"] = ""
+                lowest = lowest_lift_grip(rec)
+                row["grip_min_lift_hold_n"] = "" if lowest is None else lowest
                 row.update(analytic)
                 writer.writerow(row)
         self.ui.status(f"results written to {path}")

@@ -67,6 +67,10 @@ def test_export_csv_one_row_per_trial(short_run, tmp_path):
     assert rows[0]["object"] == "builtin:cube"
     assert float(rows[0]["param_youngs_modulus_pa"]) == pytest.approx(1e8)
     assert rows[0]["status"] == "done" and rows[1]["trial"] == "1"
+    # Issue 15: the row reproduces the run: the file's unit and scale, the analytic force.
+    assert rows[0]["object_unit"] == "m" and float(rows[0]["object_scale_m"]) == 1.0
+    assert float(rows[0]["analytic_force_n"]) == pytest.approx(w.model.closing_force_n)
+    assert "grip_min_lift_hold_n" in cols
 
 
 def test_export_vtk_series_and_screenshot(short_run, tmp_path):

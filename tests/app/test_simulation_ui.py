@@ -203,6 +203,11 @@ def test_cancelled_trials_are_left_out_of_r(window, qtbot, tmp_path):
         rows = list(csv.DictReader(f))
     assert [r["status"] for r in rows] == ["done", "cancelled", "cancelled"]
     assert rows[0]["success"] in ("True", "False") and rows[1]["success"] == ""
+    # The grip that decided the outcome: the lowest during the lift and hold.
+    lift_hold = [min(f.grip_force_n) for f in run.trials[0].frames if f.phase in ("lift", "hold")]
+    assert float(rows[0]["grip_min_lift_hold_n"]) == pytest.approx(min(lift_hold))
+    assert table.horizontalHeaderItem(7).text() == "lift grip (N)"
+    assert table.item(0, 7).text() == f"{min(lift_hold):.3f}"
     # The session keeps the statuses and the reopened window counts the same way.
     assert window.sessions.save_session(tmp_path / "cancelled")
     assert window.opening.open_path(tmp_path / "cancelled.ipcgrasp.json")
