@@ -531,3 +531,73 @@ def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_pat
         np.testing.assert_allclose(window.doc.grasp.center, 0.5 * (c0 + c1), atol=1e-4)
     finally:
         window.ui.status = status
+
+
+def _mug_mesh() -> trimesh.Trimesh:
+    """A 60 x 80 mm cup with 5 mm walls and a 6 mm bottom (its profile revolved)."""
+    profile = [[0, 0], [0.03, 0], [0.03, 0.08], [0.025, 0.08], [0.025, 0.006], [0, 0.006]]
+    return trimesh.creation.revolve(np.array(profile, dtype=float), sections=48)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ("sphere", lambda: trimesh.creation.icosphere(subdivisions=3, radius=0.02)),
+        ("cone", lambda: trimesh.creation.cone(radius=0.02, height=0.04, sections=48)),
+        ("mug", _mug_mesh),
+    ],
+    ids=lambda s: s[0],
+)
+def test_right_clicks_place_grasps_on_curved_and_concave_objects(window, qtbot, tmp_path, shape):
+    """Issue 15: 100 real right clicks at random visible points of a sphere, a cone and a mug.
+    Where an opposite surface lies within the 50 mm opening along the normal (checked apart:
+    a point of that segment outside the object), at least 95 % place a grasp whose jaw 0 is
+    at the click and whose centre is half-way to a surface point; elsewhere the status line
+    says why."""
+    name, make = shape
+    path = tmp_path / f"{name}.stl"
+    make().export(path)
+    assert window.opening.open_path(path)
+    d = window.doc
+    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
+    vp, p = window.viewport, window.viewport.plotter
+    p.view_vector((1.0, -0.6, 0.8), viewup=(0.0, 0.0, 1.0))
+    p.reset_camera()
+    vp.render_now()
+    picks: list[tuple[np.ndarray, np.ndarray]] = []
+    vp.picked.connect(lambda point, normal: picks.append((point, normal)))
+    statuses: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    rng = np.random.default_rng(7)
+    exists = placed = clicks = 0
+    steps = np.linspace(2e-4, 0.05 - 2e-4, 250)
+    try:
+        while clicks < 100:
+            q = trimesh.sample.sample_surface(surface, 1, seed=int(rng.integers(1 << 30)))[0][0]
+            picks.clear()
+            qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=_screen_pos(window, q))
+            if not picks:  # a silhouette point rounded to a pixel beside the object
+                continue
+            clicks += 1
+            point, normal = picks[-1]
+            axis = -normal / np.linalg.norm(normal)
+            outside = ~surface.contains(point + steps[:, None] * axis)
+            if not outside.any():
+                assert statuses[-1].startswith("cannot place"), statuses[-1]
+                continue
+            exists += 1
+            if not statuses[-1].startswith("grasp placed"):
+                continue
+            placed += 1
+            g = window.doc.grasp
+            np.testing.assert_allclose(g.axis, axis, atol=1e-6)
+            jaw0 = g.center - np.dot(g.center - point, axis) * axis
+            assert np.linalg.norm(jaw0 - point) < 1e-4  # the centre is on the clicked normal
+            jaw1 = 2.0 * g.center - point
+            _, dist, _ = trimesh.proximity.closest_point(surface, jaw1[None])
+            assert dist[0] < 2e-4  # jaw 1 on the surface
+    finally:
+        window.ui.status = status
+    assert exists >= 30, exists
+    assert placed >= 0.95 * exists, f"{name}: {placed} of {exists} placeable points placed"
