@@ -34,6 +34,8 @@ class VideoJob:
     window_size: tuple[int, int]
     fps: int = 20
     title: str = ""
+    view_angle_deg: float = 30.0  # the view's camera zoom (pyvista's zoom narrows the angle)
+    field_title: str = ""  # the colour bar's title ("" without colours)
 
 
 def even_size(width: int, height: int, block: int = 16) -> tuple[int, int]:
@@ -53,6 +55,7 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
 
     from app.scene_style import (
         BACKGROUND,
+        GRID_COLOR,
         GROUND_COLOR,
         OBJECT_COLOR,
         PAD_COLOR,
@@ -65,7 +68,11 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
         pl = pv.Plotter(off_screen=True, window_size=list(job.window_size))
         pl.renderers.set_background(BACKGROUND[0], top=BACKGROUND[1])
         v = np.asarray(job.object_vertices)
-        pl.add_mesh(ground_plane(v), color=GROUND_COLOR)
+        # The view's scene: unlit ground with its grid, and the colour bar (same framing as
+        # the screen: the camera position and view angle come from the view).
+        ground = ground_plane(v)
+        pl.add_mesh(ground, color=GROUND_COLOR, lighting=False)
+        pl.add_mesh(ground, style="wireframe", color=GRID_COLOR, line_width=1, lighting=False)
         obj_actor = pl.add_mesh(_polydata(v, job.object_faces), color=OBJECT_COLOR)
         pads, plates = [], []
         for k in (0, 1):
@@ -83,8 +90,15 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
                     _polydata(job.shapes.plate_local[k], job.shapes.plate_faces), color=PLATE_COLOR
                 )
             )
+        if job.fields is not None and job.field_title:
+            pl.scalar_bars.add_scalar_bar(
+                job.field_title, mapper=pads[0][1].mapper, vertical=True, position_x=0.88,
+                position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
+                color="#222222", title_font_size=12, label_font_size=11, render=False,
+            )  # fmt: skip
         if job.camera_position is not None:
             pl.camera_position = job.camera_position
+            pl.camera.view_angle = job.view_angle_deg
         if job.path.lower().endswith(".gif"):
             pl.open_gif(job.path, fps=job.fps)
         else:

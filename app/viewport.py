@@ -468,6 +468,14 @@ class Viewport(QObject):
         """The camera (position, focal point, view up)."""
         return self.plotter.camera_position
 
+    def view_angle_deg(self) -> float:
+        """The camera's view angle (the zoom of the view)."""
+        return float(self.plotter.renderer.camera.view_angle)
+
+    def field_title(self) -> str:
+        """The colour bar's title for the current colour mode ("" for plain pads)."""
+        return _FIELD_TITLES.get(self.color_mode, "")
+
     def window_size(self) -> tuple[int, int]:
         """The render window's size in pixels."""
         return int(self.plotter.width()), int(self.plotter.height())

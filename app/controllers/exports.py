@@ -208,7 +208,8 @@ class ExportController(QObject):
         job = VideoJob(
             str(p), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
             list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,
-            f"trial {rec.trial}",
+            f"trial {rec.trial}", self.viewport.view_angle_deg(),
+            self.viewport.field_title() if fields is not None else "",
         )  # fmt: skip
         worker = WorkerProcess("ipcgrasp-video")
         worker.start(render_video, job, worker.outbox, worker.cancel)

@@ -145,3 +145,34 @@ def test_save_dialogs_propose_a_file_name_next_to_the_mesh(window, qtbot, tmp_pa
         str(tmp_path / "box.ipcgrasp.json"),
         str(tmp_path / "box_results.csv"),
     ]
+
+
+def _gray(img: np.ndarray) -> np.ndarray:
+    return np.asarray(img[..., :3], dtype=float).mean(axis=2)
+
+
+def test_an_exported_video_frame_frames_the_scene_as_the_view(short_run, qtbot, tmp_path):
+    """Issue 15: the MP4 showed the object much smaller than the view, without the grid and
+    the colour bar. A frame of the video and a screenshot of the view at that frame agree."""
+    w = short_run
+    last = len(w.doc.run.trials[0].frames) - 1
+    with qtbot.waitSignal(w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 0):
+        w.timeline.seek(0)
+    with qtbot.waitSignal(
+        w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == last
+    ):
+        w.timeline.seek(last)
+    shot = _gray(w.viewport.screenshot())
+    path = tmp_path / "trial0.mp4"
+    assert w.exports.export_video(path, fps=10)
+    qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
+    assert w.exports.last_export["error"] == "", w.exports.last_export
+    frame = _gray(_read_mp4(path)[last])
+    h, wd = frame.shape
+    view = shot[:h, :wd]  # the video is the view cropped to whole 16-pixel blocks
+    # Compare where the scene differs from the flat background: the ground, grid, object
+    # and gripper; the corner widgets (axes, labels) are left out.
+    rows, cols = slice(h // 8, h - h // 8), slice(wd // 6, wd - wd // 6)
+    a, b = view[rows, cols], frame[rows, cols]
+    corr = np.corrcoef(a.ravel(), b.ravel())[0, 1]
+    assert corr > 0.9, corr
