@@ -15,8 +15,10 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFormLayout,
     QLabel,
     QMessageBox,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +36,7 @@ class Feedback:
         self.quiet = False  # the smoke test records errors instead of showing dialogs
         self.errors: list[str] = []
         self.unit_dialog: QDialog | None = None  # the mesh unit question while it is open
+        self.video_dialog: QDialog | None = None  # the video options while they are open
 
     def status(self, text: str, log_it: bool = True) -> None:
         """Show `text` in the status bar (and log it unless it is a streaming update)."""
@@ -118,6 +121,49 @@ class Feedback:
             return str(combo.currentData()) if accepted else None
         finally:
             self.unit_dialog = None
+            dialog.deleteLater()
+
+    def video_options(self, width: int, height: int, fps: int) -> tuple[int, int] | None:
+        """Ask the video's width in pixels (the height follows the view's aspect) and frame
+        rate; the view's size and `fps` are proposed. None if cancelled."""
+        dialog = QDialog(self.parent)
+        dialog.setWindowTitle("Export video")
+        form = QFormLayout(dialog)
+        width_box = QSpinBox(dialog)
+        width_box.setRange(160, 3840)
+        width_box.setSingleStep(16)
+        width_box.setSuffix(" px")
+        width_box.setValue(max(160, min(3840, width)))
+        size_label = QLabel(dialog)
+
+        def show_size(w: int) -> None:
+            h = max(16, round(w * height / max(width, 1)))
+            size_label.setText(f"{w // 16 * 16} x {h // 16 * 16} pixels (the view's framing)")
+
+        width_box.valueChanged.connect(show_size)
+        show_size(width_box.value())
+        fps_box = QSpinBox(dialog)
+        fps_box.setRange(1, 120)
+        fps_box.setSuffix(" frames/s")
+        fps_box.setValue(fps)
+        form.addRow("Width", width_box)
+        form.addRow("", size_label)
+        form.addRow("Frame rate", fps_box)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+        )
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        form.addRow(buttons)
+        width_box.setFocus()
+        width_box.selectAll()
+        self.video_dialog = dialog  # tests answer it with real keys
+        try:
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return None
+            return int(width_box.value()), int(fps_box.value())
+        finally:
+            self.video_dialog = None
             dialog.deleteLater()
 
     def save_path(self, title: str, filt: str, suffix: str, proposed: str = "") -> str | None:

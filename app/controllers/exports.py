@@ -167,10 +167,15 @@ class ExportController(QObject):
             "Export video", "MP4 video (*.mp4);;Animated GIF (*.gif)", ".mp4",
             self._proposed("_trial{}.mp4"),
         )  # fmt: skip
-        if path:
-            self.export_video(path)
+        if not path:
+            return
+        w, h = self.viewport.window_size()
+        options = self.ui.video_options(w, h, 20)
+        if options is not None:
+            width, fps = options
+            self.export_video(path, fps=fps, width=width)
 
-    def export_video(self, path: str | Path, fps: int = 20) -> bool:
+    def export_video(self, path: str | Path, fps: int = 20, width: int | None = None) -> bool:
         """Render the selected trial off-screen in a child process, with a progress dialog.
 
         Returns at once; when it ends, self.last_export holds (path, frames, error) and
@@ -205,6 +210,8 @@ class ExportController(QObject):
                 fields = None
             fmax = m.field_range(rec, mode)
         w, h = self.viewport.window_size()
+        if width is not None and width > 0:  # the view's aspect (and so its framing) at `width`
+            w, h = int(width), max(16, round(int(width) * h / max(w, 1)))
         job = VideoJob(
             str(p), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
             list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,

@@ -176,3 +176,42 @@ def test_an_exported_video_frame_frames_the_scene_as_the_view(short_run, qtbot, 
     a, b = view[rows, cols], frame[rows, cols]
     corr = np.corrcoef(a.ravel(), b.ravel())[0, 1]
     assert corr > 0.9, corr
+
+
+def test_video_export_asks_size_and_frame_rate(short_run, qtbot, tmp_path, monkeypatch):
+    """Issue 15: File > Export video asks the width (the height keeps the view's framing) and
+    the frame rate; answered here with real keys."""
+    import imageio_ffmpeg
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QFileDialog, QSpinBox
+
+    w = short_run
+    path = tmp_path / "small.mp4"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a: (str(path), ""))
+
+    def answer() -> None:
+        dialog = w.ui.video_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, answer)
+            return
+        width_box, fps_box = dialog.findChildren(QSpinBox)
+        width_box.lineEdit().selectAll()
+        QTest.keyClicks(width_box, "640")
+        QTest.keyClick(width_box, Qt.Key.Key_Tab)
+        fps_box.lineEdit().selectAll()
+        QTest.keyClicks(fps_box, "15")
+        QTest.keyClick(fps_box, Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, answer)
+    w.export_video_action.trigger()
+    qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
+    assert w.exports.last_export["error"] == "", w.exports.last_export
+    frames = _read_mp4(path)
+    vw, vh = w.viewport.window_size()
+    assert frames.shape[2] == 640
+    assert frames.shape[1] == pytest.approx(640 * vh / vw, abs=16)
+    probe = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(path)], capture_output=True, timeout=60
+    ).stderr.decode()
+    assert " 15 fps" in probe, probe
