@@ -107,7 +107,9 @@ def _finish(model, runs, pool, frames: int = 2) -> None:
         runs.on_trial_started(k)
         for i in range(frames):
             f = _frame_like(model, i)
-            runs.on_frame(FramePacket(0, run.run_id, k, f, (np.zeros(1), np.zeros(1))))
+            # One strain energy density per pad vertex, as a worker sends (sessions check it).
+            energy = np.zeros(len(model.pads.pad.vertices))
+            runs.on_frame(FramePacket(0, run.run_id, k, f, (energy, energy)))
         runs.on_trial_ended(k, TrialResult(trial=k, success=k == 0, reason="x"), "done")
     pool.running = False
     runs.on_run_finished(run.run_id, False)
