@@ -579,7 +579,7 @@ def judge_lift(
         return True, "lifted"
     if not lifted:
         return False, (
-            f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.1f} mm "
+            f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.2f} mm "
             f"while the plates rose {plates_lift_m * 1e3:.1f} mm"
         )
     if not held:
