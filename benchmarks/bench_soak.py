@@ -11,8 +11,9 @@ of the largest live worker, and reports:
 - peak: the largest high-water mark (ru_maxrss) of any worker;
 - throughput: trials per minute (wall time of the batch), and the machine's load average
   (sampled every 5 s), since the machine may be shared.
-Writes benchmarks/results/soak.md. Ctrl+C (or kill -TERM) ends the current backend's run early:
-the trials done so far are reported, marked 'stopped'. About 25 min per backend on 2 quiet cores.
+Writes benchmarks/results/soak.md. Ctrl+C (kill -INT; Ray's driver dies on SIGTERM) ends the
+current backend's run early: the trials done so far are reported, marked 'stopped'. About 25 min
+per backend on 2 quiet cores.
 
     .venv/bin/python benchmarks/bench_soak.py [--trials 12] [--backends local,ray] [--workers 2]
 """
