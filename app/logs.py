@@ -62,9 +62,9 @@ class _ToLogger(logging.Handler):
     """Listener side: a worker's record goes to the GUI process's logger of the same name."""
 
     def handle(self, record: logging.LogRecord) -> bool:
-        logger = logging.getLogger(record.name)
-        if logger.isEnabledFor(record.levelno):
-            logger.handle(record)
+        # The worker's own logger levels already chose this record; the GUI process's levels
+        # (which a test or an in-process command may have raised) must not drop it again.
+        logging.getLogger(record.name).handle(record)
         return True
 
     def emit(self, record: logging.LogRecord) -> None:  # pragma: no cover - handle() does it
@@ -90,6 +90,18 @@ class LogHub:
             err.setFormatter(logging.Formatter(FORMAT))
             err._ipcgrasp_stderr = True  # type: ignore[attr-defined]
             root.addHandler(err)
+
+    def worker_queue(self) -> tuple[Any, logging.handlers.QueueListener]:
+        """A log queue of one worker process and the listener that forwards its records.
+
+        One queue per worker: a worker killed while it writes a record (a crash, terminate())
+        can leave a shared queue's write lock taken for good, and every other worker's log
+        would stop there.
+        """
+        q: Any = mp.get_context("spawn").Queue()
+        listener = logging.handlers.QueueListener(q, _ToLogger())
+        listener.start()
+        return q, listener
 
     def log_to_file(self, directory: Path) -> Path | None:
         """Also write the log to `directory`/ipcgrasp.log (once); None if it cannot."""

@@ -100,10 +100,11 @@ class WorkerProcess:
         self.cancel: Any = self.ctx.Event()
         self.outbox: Any = outbox if outbox is not None else self.ctx.Queue()
         self._own_outbox = outbox is None
+        self._log_listener: Any = None
         if log_queue is None:
             from app.logs import hub
 
-            log_queue = hub().queue
+            log_queue, self._log_listener = hub().worker_queue()
         self._log_queue = log_queue
         self.process: Any = None
 
@@ -168,6 +169,12 @@ class WorkerProcess:
 
     def close_queues(self) -> None:
         """Release the queues without waiting for unsent data (the child may be dead)."""
+        listener, self._log_listener = self._log_listener, None
+        if listener is not None:
+            if self.process is not None and self.process.exitcode == 0:
+                listener.stop()  # a clean exit: forward what is still queued, then stop
+            # A killed child may have left its queue half-written: the listener (a daemon
+            # thread) is abandoned rather than joined.
         queues = [self.inbox] + ([self.outbox] if self._own_outbox else [])
         for q in queues:
             try:

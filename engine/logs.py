@@ -15,6 +15,8 @@ import sys
 LEVELS = ("debug", "info", "warning", "error")
 FORMAT = "%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s"
 
+_installed: list[logging.Handler] = []  # the handlers `configure` added to the root logger
+
 _ENV_LEVEL = "IPCGRASP_LOG_LEVEL"
 _ENV_FILE = "IPCGRASP_LOG_FILE"
 
@@ -31,9 +33,19 @@ def configure(level: str = "warning", file: str | None = None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if file:
         handlers.append(logging.FileHandler(file, encoding="utf-8"))
-    logging.basicConfig(
-        level=getattr(logging, name.upper()), format=FORMAT, handlers=handlers, force=True
-    )
+    root = logging.getLogger()
+    # Replace only the handlers an earlier call installed: an embedding program's (the app's
+    # log view, pytest's capture) stay.
+    for old in _installed:
+        root.removeHandler(old)
+        old.close()
+    _installed.clear()
+    formatter = logging.Formatter(FORMAT)
+    for h in handlers:
+        h.setFormatter(formatter)
+        root.addHandler(h)
+        _installed.append(h)
+    root.setLevel(getattr(logging, name.upper()))
     # Third-party chatter stays at warnings whatever our level.
     for noisy in ("numba", "matplotlib", "trimesh", "PIL"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

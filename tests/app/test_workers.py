@@ -83,8 +83,13 @@ def test_drain_reads_both_queue_kinds_without_blocking():
         for i in range(3):
             q.put(i)
         _wait_for(lambda q=q: not q.empty())
-        assert drain_queue(q, limit=2) == [0, 1]
-        assert _wait_for(lambda q=q: drain_queue(q)) == [2]
+        # A Queue's items reach the pipe through a feeder thread: what is there now comes in
+        # order, and `limit` caps it; the rest follows.
+        got = drain_queue(q, limit=2)
+        assert 1 <= len(got) <= 2 and got == [0, 1][: len(got)]
+        while len(got) < 3:
+            got += _wait_for(lambda q=q: drain_queue(q))
+        assert got == [0, 1, 2]
         q.close()
 
 

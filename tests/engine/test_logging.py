@@ -3,10 +3,9 @@ command and of its spawned batch workers in one place."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
+from engine import logs
 from engine.cli.main import main
 from tests.engine.batch.conftest import write_grasps
 
@@ -14,7 +13,7 @@ from tests.engine.batch.conftest import write_grasps
 @pytest.fixture(autouse=True)
 def _restore_logging():
     yield
-    logging.basicConfig(level=logging.WARNING, force=True)
+    logs.configure("warning")  # the default of every command; other handlers are left alone
 
 
 def test_batch_worker_records_reach_the_log_file(tmp_path, monkeypatch):
