@@ -21,6 +21,18 @@ _ENV_LEVEL = "IPCGRASP_LOG_LEVEL"
 _ENV_FILE = "IPCGRASP_LOG_FILE"
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever sys.stderr is when a record comes (a test's capture may replace it)."""
+
+    @property
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
 def configure(level: str = "warning", file: str | None = None) -> None:
     """Send the engine's records at `level` and above to stderr and, if given, to `file`.
 
@@ -30,7 +42,7 @@ def configure(level: str = "warning", file: str | None = None) -> None:
     name = level.lower()
     if name not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)} (got {level!r})")
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    handlers: list[logging.Handler] = [_StderrHandler()]
     if file:
         handlers.append(logging.FileHandler(file, encoding="utf-8"))
     root = logging.getLogger()
