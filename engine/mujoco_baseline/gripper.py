@@ -1,18 +1,15 @@
 """The parallel-jaw gripper the MuJoCo baseline closes: stroke, force limit, jaw mass.
 
-The IPC simulator's gripper is the YuMi (engine.gripper, SimulationParams.open_width_m); this
-module keeps the baseline's own description so it can follow gripper presets once the engine
-has them. YuMi numbers: tooltips at x = -/+25 mm of the gripper frame (50 mm stroke,
-yumi_metal_spline.yaml of the REACH data set), at most 20 N per jaw (ABB's datasheet, REACH's
-closing force).
+The numbers come from the simulation parameters' gripper preset (engine/gripper/presets.py),
+so the baseline closes the same hardware as the IPC simulator.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from engine.errors import ParameterError
+from engine.grasp.params import SimulationParams
 
 
 @dataclass(frozen=True)
@@ -34,16 +31,9 @@ class GripperSpec:
         return force_n
 
 
-YUMI = GripperSpec(name="YuMi", stroke_m=0.050, max_force_n=20.0, jaw_mass_kg=0.05)
-"""ABB YuMi smart gripper with the IPC-GraspSim silicone pads."""
-
-
-def gripper_for(params: Any) -> GripperSpec:
-    """The gripper of `params` (SimulationParams): its preset where the engine has presets
-    (`params.preset`: stroke, force range, finger mass), else the YuMi."""
-    preset = getattr(params, "preset", None)
-    if preset is None:
-        return YUMI
+def gripper_for(params: SimulationParams) -> GripperSpec:
+    """The gripper of `params`: its preset's stroke, force limit and finger mass."""
+    preset = params.preset
     return GripperSpec(
         name=str(preset.label),
         stroke_m=float(preset.stroke_m),
