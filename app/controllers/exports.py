@@ -73,7 +73,13 @@ class ExportController(QObject):
             return False
         run = d.run
         ctx = context_columns(
-            d.object_source, d.mesh.sha256, d.pose_index, run.grasp, run.params, run.spec.seed
+            d.object_source,
+            d.mesh.sha256,
+            d.pose_index,
+            run.grasp,
+            run.params,
+            run.spec.seed,
+            mesh=d.mesh,
         )
         ctx["n_trials"] = run.spec.n_trials
         ctx["object_density_kg_m3"] = d.obj.density_kg_m3

@@ -143,6 +143,7 @@ class Document:
             trials=trials,
             mesh=self.mesh,
             object_name=self.mesh.name,
+            object_repair=self.mesh.repair,
             extras={"analytic_force_n": self.analytic_force_n, **(extras or {})},
         )
 

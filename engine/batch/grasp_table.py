@@ -4,8 +4,10 @@ CSV (one grasp per row; header names, case-insensitive, in any order):
   required  object (mesh path relative to the CSV, or 'cube' / 'cube:N'),
             center_x, center_y, center_z (m, resting frame), axis_x, axis_y, axis_z
             (the simulate CSV's grasp_center_* / grasp_axis_* names are accepted too)
-  optional  approach_angle (rad, default 0), grasp_id (default: 'row<N>'), unit, mass (kg),
-            density (kg/m^3), stable_pose (default 0), E (Pa), mu, mu_ground, psi_th (J)
+  optional  approach_angle (rad, default 0), grasp_id (default: 'row<N>'), unit, body (which
+            body of a file holding several: K or 'all', see engine.scene.mesh_repair), mass
+            (kg), density (kg/m^3), stable_pose (default 0), E (Pa), mu, mu_ground, psi_th (J)
+`write_grasp_table` writes this format (ipcgrasp sample) and checks it by reading it back.
 
 REACH JSON (Danielczuk et al. 2019; IPC-GraspSim's physical data): a list of records, one per
 physical trial, each with `obj`, `attempt` (the grasp), `trial`, `result`, `grasp` (4x4 world <-
@@ -36,7 +38,8 @@ from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.io.results_csv import OUTCOME_COLUMNS
-from engine.scene.object_mesh import UNIT_SCALE_M, ObjectMesh, object_from_spec
+from engine.scene.mesh_repair import parse_body
+from engine.scene.object_mesh import MESH_COLUMNS, UNIT_SCALE_M, ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, rest_object, rest_object_from_rotation
 
 REACH_JAW_CENTER_Z_M = 0.160098
@@ -95,6 +98,7 @@ _OPTIONAL_CSV = (
     "approach_angle",
     "grasp_id",
     "unit",
+    "body",
     "mass",
     "density",
     "stable_pose",
@@ -110,6 +114,7 @@ _CARRIED = {
     "model",
     "task_key",
     "config",
+    *MESH_COLUMNS,
     *OUTCOME_COLUMNS,
 }
 
@@ -137,6 +142,7 @@ class GraspSpec:
     source_row: str  # where it came from, for messages: 'line 4' or 'records 0-4'
     object: str = ""  # mesh path or 'cube' spec
     unit: str | None = None
+    body: str = ""  # which body of a file holding several ('' = refuse several, K, 'all')
     mass_kg: float | None = None
     density_kg_m3: float | None = None
     stable_pose: int = 0
@@ -158,6 +164,7 @@ class GraspSpec:
             "grasp_id": self.grasp_id,
             "object": self.object,
             "unit": self.unit,
+            **({"body": self.body} if self.body else {}),  # old keys stay valid without one
             "mass_kg": self.mass_kg,
             "density_kg_m3": self.density_kg_m3,
             "stable_pose": self.stable_pose,
@@ -269,7 +276,7 @@ def _read_csv(
     if missing:
         raise GraspTableError(
             f"{path}: header lacks column(s) {', '.join(missing)}; a grasp CSV needs "
-            f"{', '.join(_REQUIRED_CSV)} (optional: approach_angle, grasp_id, unit, mass, density, "
+            f"{', '.join(_REQUIRED_CSV)} (optional: approach_angle, grasp_id, unit, body, mass, density, "
             "stable_pose, E, mu, mu_ground, psi_th)"
         )
     duplicated = sorted({n for n in names if n and names.count(n) > 1})
@@ -409,6 +416,11 @@ def _csv_spec(
     unit = row.get("unit") or unit_default
     if unit is not None and unit not in UNIT_SCALE_M:
         raise _RowError("unit", f"{unit[:40]!r} is not one of {', '.join(UNIT_SCALE_M)}")
+    body = row.get("body", "")
+    try:
+        parse_body(body)
+    except ParameterError as exc:
+        raise _RowError("body", str(exc)) from None
     params: dict[str, float] = {}
     for column, field_name in ROW_PARAM_COLUMNS.items():
         value = _number(row, column, None)
@@ -424,6 +436,7 @@ def _csv_spec(
         source_row=where,
         object=obj,
         unit=unit,
+        body=body.strip().lower(),
         mass_kg=mass,
         density_kg_m3=density,
         stable_pose=stable_pose,
@@ -626,7 +639,7 @@ def build_scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
     """Load the mesh, put it at rest and build the grasp (raises IpcGraspError on bad input)."""
     if spec.error:
         raise ParameterError(spec.error)
-    mesh = object_from_spec(spec.object, unit=spec.unit)
+    mesh = object_from_spec(spec.object, unit=spec.unit, body=spec.body or None)
     if spec.gripper_pose is not None and spec.object_pose is not None:
         obj = rest_object_from_rotation(
             mesh,

@@ -44,12 +44,12 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.mujoco_baseline.params import MujocoParams
+from engine.scene.object_mesh import MESH_COLUMNS, ObjectMesh, mesh_columns
 from engine.version import build_id
 
 if TYPE_CHECKING:
     from engine.analytic.params import AnalyticParams
     from engine.gripper.pad_geometry import PadMesh
-    from engine.scene.object_mesh import ObjectMesh
     from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,7 @@ RESULT_COLUMNS = (
     "source_row",
     "object",
     "object_sha256",
+    *MESH_COLUMNS,
     "object_mass_kg",
     "stable_pose",
     "object_rotation",
@@ -339,6 +340,7 @@ def _describe_scene(
 ) -> None:
     row["object"] = mesh.source
     row["object_sha256"] = mesh.sha256 or ""
+    row.update(mesh_columns(mesh))
     row["object_mass_kg"] = obj.mass_kg
     if obj.stable_pose_index >= 0:
         row["stable_pose"] = obj.stable_pose_index

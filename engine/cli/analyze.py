@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         _print_table(results, obj, params)
     if args.out:
         context = context_columns(
-            mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed
+            mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed, mesh=mesh
         )
         f, writer = open_results_writer(args.out, [*context, *RESULT_COLUMNS], overwrite=force)
         with f:

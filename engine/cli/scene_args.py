@@ -16,6 +16,11 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
     """Add the object (--object, --unit, --mass/--density, --stable-pose) and grasp flags."""
     p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
     p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    p.add_argument(
+        "--body",
+        help="which body to use when the file holds several: K (0 = the largest) or 'all' (one "
+        "rigid object); default: refuse such files",
+    )
     mass = p.add_mutually_exclusive_group()
     mass.add_argument("--mass", type=float, help="object mass in kg")
     mass.add_argument("--density", type=float, help="object density in kg/m^3")
@@ -39,7 +44,7 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
 
 def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
     """The object at rest in its stable pose, and its mesh (built-in cube: 3 g by default)."""
-    mesh = object_from_spec(args.object, unit=args.unit)
+    mesh = object_from_spec(args.object, unit=args.unit, body=getattr(args, "body", None))
     mass = args.mass
     if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):
         mass = BUILTIN_CUBE_MASS_KG

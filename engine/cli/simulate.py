@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
     check_grasp(obj, grasp, params)
-    context = context_columns(mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed)
+    context = context_columns(
+        mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed, mesh=mesh
+    )
     f, writer = (None, None)
     if args.out:
         f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)

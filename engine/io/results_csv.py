@@ -12,6 +12,7 @@ from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.io.safe_write import StreamFile, open_new_text
+from engine.scene.object_mesh import MESH_COLUMNS, ObjectMesh, mesh_columns
 from engine.version import build_id
 
 if TYPE_CHECKING:
@@ -51,14 +52,18 @@ def context_columns(
     grasp: Grasp,
     params: SimulationParams | AnalyticParams,
     seed: int,
+    *,
+    mesh: ObjectMesh | None = None,
 ) -> dict[str, object]:
     """The inputs that produced a row (simulator or analytic parameters), so a CSV alone
-    reproduces its results."""
+    reproduces its results; `mesh` adds which body of the file was used and what loading
+    repaired (engine.scene.object_mesh.MESH_COLUMNS, empty without it)."""
     g = grasp.to_dict()
     row: dict[str, object] = {
         "ipcgrasp_version": build_id(),
         "object": object_source,
         "object_sha256": object_sha256 or "",
+        **(mesh_columns(mesh) if mesh is not None else dict.fromkeys(MESH_COLUMNS, "")),
         "stable_pose": stable_pose,
         "grasp_center_x": g["center"][0],
         "grasp_center_y": g["center"][1],

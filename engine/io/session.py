@@ -7,7 +7,9 @@ A session is two files side by side (never pickle):
     object: source ("builtin:cube", "builtin:cube:N" or the absolute mesh path),
         relative_path (from the session's folder, or null), sha256 (of the mesh file, null for
         built-ins), unit (the file unit it was loaded with, or null = metres), stable_pose
-        (index, most probable first), density_kg_m3, name;
+        (index, most probable first), density_kg_m3, name, body (which body of a file holding
+        several: "K", "all" or "" for the only one; absent in older files) and repair (what
+        loading repaired: {"changes": [one line per change], "body": "K of N" | "all" | ""});
     grasp: center [m], axis (unit), approach_angle_rad (resting frame, see engine.grasp.grasp);
     params: every SimulationParams field (SI units; engine.schema declares each field's unit
         and range, and reading checks them; fields a newer version added are ignored with a
@@ -61,6 +63,7 @@ from engine.io.safe_write import (
     atomic_write_text,
     refuse_existing,
 )
+from engine.scene.mesh_repair import NO_REPAIR, MeshRepair
 from engine.scene.object_mesh import UNIT_SCALE_M, ObjectMesh, object_from_spec
 from engine.version import build_id
 
@@ -106,6 +109,7 @@ class Session:
     mesh: ObjectMesh | None = None  # the embedded copy of the object mesh
     object_name: str = ""
     extras: dict = field(default_factory=dict)
+    object_repair: MeshRepair = NO_REPAIR  # what loading repaired, and the body used
 
 
 def session_paths(path: str | os.PathLike) -> tuple[Path, Path]:
@@ -311,6 +315,8 @@ def save_session(
             "stable_pose": int(session.stable_pose),
             "density_kg_m3": float(session.density_kg_m3),
             "name": session.object_name,
+            "body": session.object_repair.body_option,
+            "repair": session.object_repair.to_dict(),
         },
         "grasp": session.grasp.to_dict(),
         "params": schema.to_dict(session.params),
@@ -409,6 +415,10 @@ def load_session(path: str | os.PathLike) -> Session:
     relative = obj.get("relative_path")
     if relative is not None and not (isinstance(relative, str) and "\0" not in relative):
         raise SessionError(f"{where}: field 'object.relative_path' must be a path or null")
+    try:
+        repair = MeshRepair.from_dict(obj.get("repair", {}))
+    except ParameterError as exc:
+        raise SessionError(f"{where}: field 'object.repair': {exc}") from None
     g = _object_dict(doc, where, "grasp")
     try:
         grasp = Grasp(
@@ -447,6 +457,7 @@ def load_session(path: str | os.PathLike) -> Session:
         spec=spec,
         object_name=name,
         extras=dict(extras or {}),
+        object_repair=repair,
     )
     session.extras["_relative_path"] = relative
 
@@ -583,6 +594,7 @@ def _embedded_mesh(arrays: dict[str, np.ndarray], session: Session, json_path: P
         name=session.object_name or "object",
         source=session.object_source,
         sha256=session.object_sha256,
+        repair=session.object_repair,
     )
 
 
@@ -634,7 +646,8 @@ def resolve_object(session: Session, session_path: str | os.PathLike) -> tuple[O
             )
             continue
         try:
-            return object_from_spec(str(cand), session.object_unit), ""
+            body = session.object_repair.body_option or None
+            return object_from_spec(str(cand), session.object_unit, body), ""
         except (MeshError, ParameterError) as exc:
             note = f"the object file {cand} could not be loaded ({exc})"
     if session.mesh is None:

@@ -1,7 +1,9 @@
-"""Object meshes: load a closed triangle mesh from a file, or build the built-in cube.
+"""Object meshes: load a triangle mesh from a file (repairing it), or build the built-in cube.
 
 Every mesh that leaves this module is watertight, outward-oriented, has positive volume and is
-in metres, so the simulator never has to check again.
+in metres, so the simulator never has to check again. What loading repaired is on the mesh
+(`ObjectMesh.repair`) and goes into every result row and session through `mesh_columns`, the
+one declaration of those columns.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import io
+import logging
 import math
 import os
 import re
@@ -19,6 +22,9 @@ import numpy as np
 import trimesh
 
 from engine.errors import MeshError, ParameterError
+from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, parse_body, repair_mesh
+
+log = logging.getLogger(__name__)
 
 BUILTIN_CUBE_MASS_KG = 0.003
 """Mass of the built-in cube: the 3 cm, 3 g cube of the reference benchmark."""
@@ -45,12 +51,22 @@ class ObjectMesh:
     name: str  # file stem or "cube"
     source: str  # absolute path or "builtin:cube"
     sha256: str | None  # hex sha256 of the file bytes (None for built-ins)
+    repair: MeshRepair = NO_REPAIR  # what loading changed (engine.scene.mesh_repair)
 
     def to_trimesh(self) -> trimesh.Trimesh:
         """A trimesh copy (process=False keeps vertex and face order)."""
         return trimesh.Trimesh(
             vertices=np.array(self.vertices), faces=np.array(self.faces), process=False
         )
+
+
+MESH_COLUMNS = ("object_body", "object_repair")
+"""Result-row columns that say which body of the file was used and what loading repaired."""
+
+
+def mesh_columns(mesh: ObjectMesh) -> dict[str, object]:
+    """The MESH_COLUMNS cells of `mesh` ('' when the file held one body / nothing changed)."""
+    return {"object_body": mesh.repair.body, "object_repair": mesh.repair.summary()}
 
 
 def _frozen(array: np.ndarray, dtype: type) -> np.ndarray:
@@ -97,100 +113,6 @@ def _check_size(diagonal_m: float, where: str, unit: str | None) -> None:
     )
 
 
-def _edge_use_counts(faces: np.ndarray) -> np.ndarray:
-    """How many faces use each distinct undirected edge."""
-    edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
-    _, counts = np.unique(edges, axis=0, return_counts=True)
-    return counts
-
-
-def _is_closed_manifold(faces: np.ndarray) -> bool:
-    return len(faces) > 0 and bool(np.all(_edge_use_counts(faces) == 2))
-
-
-def _drop_degenerate_faces(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
-    """Remove zero-area faces, but only if the mesh stays watertight without them."""
-    faces = mesh.faces
-    repeated = (faces[:, 0] == faces[:, 1]) | (faces[:, 1] == faces[:, 2])
-    repeated |= faces[:, 2] == faces[:, 0]
-    scale = float(np.linalg.norm(mesh.extents))
-    tiny_area = mesh.area_faces <= (1e-12 * scale) ** 2
-    degenerate = repeated | tiny_area
-    if not degenerate.any():
-        return mesh
-    kept = faces[~degenerate]
-    if not _is_closed_manifold(kept):
-        return mesh  # keep them; the watertight check decides
-    cleaned = trimesh.Trimesh(vertices=mesh.vertices, faces=kept, process=False)
-    cleaned.remove_unreferenced_vertices()
-    return cleaned
-
-
-MAX_BODIES = 1000
-"""Most separate closed surfaces a mesh may consist of."""
-
-
-def _check_one_body(mesh: trimesh.Trimesh, path: Path) -> None:
-    """Refuse overlapping bodies and inner shells (MeshError with the counts and the fix).
-
-    Separate bodies that do not touch are one rigid object whose volume and mass are the sums
-    (a GLB scene of parts). Overlapping bodies would count the overlap twice (two overlapping
-    3 cm cubes read as 54 cm^3 instead of 46) and an inner shell (a cavity or a nested part)
-    adds its volume instead of removing it (a cube with a 1 cm shell inside: 28 cm^3, not 26).
-    """
-    labels = trimesh.graph.connected_component_labels(
-        mesh.face_adjacency, node_count=len(mesh.faces)
-    )
-    count = int(labels.max()) + 1 if len(labels) else 0
-    if count <= 1:
-        return
-    if count > MAX_BODIES:
-        raise MeshError(
-            f"{path} is made of {count} separate closed surfaces (at most {MAX_BODIES}): merge "
-            "them into one solid (a boolean union) or export only the part to grasp"
-        )
-    parts = [
-        trimesh.Trimesh(mesh.vertices, mesh.faces[labels == k], process=False) for k in range(count)
-    ]
-    for part in parts:
-        part.remove_unreferenced_vertices()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if part.volume < 0:
-                part.invert()  # orientation of a cavity shell: contains() wants outward normals
-    nested = overlapping = 0
-    for k, part in enumerate(parts):
-        lo, hi = part.bounds
-        for j, other in enumerate(parts):
-            if j == k:
-                continue
-            olo, ohi = other.bounds
-            if np.any(hi < olo) or np.any(ohi < lo):
-                continue  # bounding boxes apart: cannot touch
-            # Vertices and face centres (coplanar overlaps put vertices on the other's faces).
-            corners = part.vertices[:: max(1, len(part.vertices) // 200)]
-            centres = part.triangles_center[:: max(1, len(part.faces) // 200)]
-            inside = other.contains(np.vstack([corners, centres]))
-            if inside.all():
-                nested += 1
-                break
-            if inside.any():
-                overlapping += 1
-                break
-    if not nested and not overlapping:
-        return
-    what = []
-    if overlapping:
-        what.append(f"{overlapping} overlap another")
-    if nested:
-        what.append(f"{nested} inside another (an inner shell or nested part)")
-    raise MeshError(
-        f"{path} is made of {count} separate closed surfaces, {' and '.join(what)}: its volume "
-        "and mass would be wrong (overlaps counted twice, inner shells added). Merge the "
-        "bodies into one solid with a boolean union (e.g. Blender's Boolean modifier or "
-        "MeshLab), delete inner shells, or export only the part to grasp"
-    )
-
-
 def _read_trimesh(path: Path, data: bytes) -> trimesh.Trimesh:
     ext = path.suffix.lower()
     try:
@@ -200,6 +122,7 @@ def _read_trimesh(path: Path, data: bytes) -> trimesh.Trimesh:
             file_obj=io.BytesIO(data),
             file_type=ext[1:],
             force="mesh",
+            process=False,  # repair_mesh merges vertices itself and reports what it changed
             resolver=trimesh.resolvers.FilePathResolver(str(path)),
         )
     except Exception as exc:
@@ -217,14 +140,20 @@ def _read_trimesh(path: Path, data: bytes) -> trimesh.Trimesh:
     return loaded
 
 
-def load_object_mesh(path: str | os.PathLike, unit: str | None = None) -> ObjectMesh:
-    """Load a closed object mesh from OBJ/STL/PLY/OFF/GLB and convert it to metres.
+def load_object_mesh(
+    path: str | os.PathLike, unit: str | None = None, body: str | int | None = None
+) -> ObjectMesh:
+    """Load an object mesh from OBJ/STL/PLY/OFF/GLB, convert it to metres and repair it.
 
     `unit` is the file's length unit ("m", "cm", "mm", "in"); without it the file is assumed to
-    be in metres and a size outside 2 mm .. 1.5 m is rejected with a hint. Raises MeshError for
-    files that cannot be used as a rigid object and ParameterError for an unknown unit.
+    be in metres and a size outside 2 mm .. 1.5 m is rejected with a hint. The triangles are
+    repaired as engine.scene.mesh_repair describes (the file is never changed) and the mesh's
+    `repair` says what changed; `body` chooses among several real bodies (K, largest first, or
+    "all"; None refuses them). Raises MeshError for files that cannot be used as a rigid object
+    and ParameterError for an unknown unit or body.
     """
     scale = _unit_scale(unit)
+    parse_body(body)
     text = os.fspath(path)
     if "\0" in str(text) or len(str(text)) > 4096:
         raise MeshError(
@@ -257,37 +186,22 @@ def load_object_mesh(path: str | os.PathLike, unit: str | None = None) -> Object
         mesh.apply_scale(scale)
     _check_size(float(np.linalg.norm(mesh.extents)), str(path), unit)
 
-    mesh = _drop_degenerate_faces(mesh)
-    counts = _edge_use_counts(mesh.faces)
-    boundary = int(np.sum(counts == 1))
-    non_manifold = int(np.sum(counts > 2))
-    if boundary or non_manifold:
-        raise MeshError(
-            f"{path} is not watertight ({boundary} boundary edges, {non_manifold} non-manifold "
-            "edges): the object must be a closed surface; repair it e.g. in MeshLab or Blender, "
-            "or with trimesh.repair.fill_holes"
-        )
-
-    _check_one_body(mesh, path)
-
-    # Inverted or mixed normals give a negative or wrong volume: try to fix the orientation.
-    # A flat mesh has zero volume and trimesh then divides by it for the centre of mass.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if not mesh.is_winding_consistent or mesh.volume <= 0:
-            trimesh.repair.fix_normals(mesh)
-        volume = float(mesh.volume)
-    diagonal = float(np.linalg.norm(mesh.extents))
-    if not mesh.is_winding_consistent or not volume > 1e-9 * diagonal**3:
-        raise MeshError(
-            f"{path} encloses zero or negative volume ({volume:.3g} m^3) even after fixing the "
-            "face orientation: it is flat or inside-out; export a solid, closed object"
-        )
+    vertices, faces, repair = repair_mesh(
+        np.asarray(mesh.vertices),
+        np.asarray(mesh.faces),
+        where=str(path),
+        body=body,
+        indexed=ext != ".stl",
+    )
+    if repair.changed:
+        log.info("%s: repaired on load: %s", path, repair.summary())
     return ObjectMesh(
-        vertices=_frozen(mesh.vertices, np.float64),
-        faces=_frozen(mesh.faces, np.int64),
+        vertices=_frozen(vertices, np.float64),
+        faces=_frozen(faces, np.int64),
         name=path.stem,
         source=str(path),
         sha256=hashlib.sha256(data).hexdigest(),
+        repair=repair,
     )
 
 
@@ -408,14 +322,19 @@ def builtin_cube(size_m: float = 0.03, target_vertices: int | None = None) -> Ob
     )
 
 
-def object_from_spec(spec: str, unit: str | None = None) -> ObjectMesh:
+def object_from_spec(
+    spec: str, unit: str | None = None, body: str | int | None = None
+) -> ObjectMesh:
     """Resolve a CLI object spec: "cube", "cube:N" (N vertices) or a mesh file path.
 
-    The built-in cube is always in metres, so a `unit` other than "m" is rejected for it.
+    The built-in cube is always in metres, so a `unit` other than "m" is rejected for it;
+    `body` (see load_object_mesh) is for files only.
     """
     match = _CUBE_SPEC.fullmatch(str(spec).strip())
     if match is None:
-        return load_object_mesh(spec, unit)
+        return load_object_mesh(spec, unit, body)
+    if parse_body(body) not in (None, 0, "all"):
+        raise ParameterError(f"--body {body} applies to mesh files; the built-in cube is one body")
     scale = _unit_scale(unit)
     if scale not in (None, 1.0):
         raise ParameterError(

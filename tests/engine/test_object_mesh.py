@@ -85,14 +85,27 @@ def test_open_box_reports_boundary_edges_and_repair_hint(tmp_path):
         load_object_mesh(path)
 
 
-def test_fin_on_an_edge_reports_non_manifold_edges(tmp_path):
+def test_fin_on_an_edge_is_removed_as_a_detached_fragment(tmp_path):
     mesh = box()
     a, b = mesh.faces[0][:2]
     fin_tip = len(mesh.vertices)
     vertices = np.vstack([mesh.vertices, [[0.05, 0.05, 0.05]]])
     faces = np.vstack([mesh.faces, [[a, b, fin_tip]]])
     path = write(trimesh.Trimesh(vertices, faces, process=False), tmp_path / "fin.obj")
-    with pytest.raises(MeshError, match=r"1 non-manifold edges"):
+    loaded = load_object_mesh(path)
+    assert len(loaded.faces) == 12
+    assert volume(loaded) == pytest.approx(SIDE**3, rel=1e-9)
+    assert loaded.repair.summary().startswith("removed 1 detached fragment of 1 face")
+
+
+def test_two_boxes_sharing_an_edge_are_two_bodies(tmp_path):
+    # The shared edge has four faces: the surface splits there into two real bodies.
+    first = box()
+    second = box().apply_translation([SIDE, SIDE, 0])
+    joined = trimesh.util.concatenate([first, second])
+    joined.merge_vertices()
+    path = write(joined, tmp_path / "edge.obj")
+    with pytest.raises(MeshError, match=r"2 separate bodies .*--body K"):
         load_object_mesh(path)
 
 
@@ -181,13 +194,16 @@ def test_each_format_round_trips_as_a_closed_cube(tmp_path, ext):
     assert loaded.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_glb_scene_with_two_parts_is_merged(tmp_path):
+def test_glb_scene_with_two_parts_is_refused_or_merged_when_asked(tmp_path):
     scene = trimesh.Scene([box(), box().apply_translation([0.05, 0, 0])])
     path = tmp_path / "two.glb"
     scene.export(path)
-    loaded = load_object_mesh(path)
+    with pytest.raises(MeshError, match=r"holds 2 separate bodies .*--body all"):
+        load_object_mesh(path)
+    loaded = load_object_mesh(path, body="all")
     assert len(loaded.faces) == 24
     assert volume(loaded) == pytest.approx(2 * SIDE**3, rel=1e-6)
+    assert loaded.repair.body == "all"
 
 
 def test_loaded_arrays_are_read_only(tmp_path):

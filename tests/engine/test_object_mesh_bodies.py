@@ -46,10 +46,20 @@ def test_an_inner_shell_is_refused_and_named(tmp_path):
         load_object_mesh(path)
 
 
-def test_separate_bodies_that_do_not_touch_are_one_rigid_object(tmp_path):
+def test_separate_bodies_are_refused_unless_one_or_all_is_chosen(tmp_path):
     boxes = [_box(0.01, (x, 0, 0)) for x in (0.0, 0.03, 0.06)]
-    mesh = load_object_mesh(_write(tmp_path / "three.ply", *boxes))
-    assert mesh.to_trimesh().volume == pytest.approx(3e-6)
+    path = _write(tmp_path / "three.ply", *boxes)
+    with pytest.raises(MeshError, match=r"holds 3 separate bodies \(body 0: 1 cm\^3, 12 faces"):
+        load_object_mesh(path)
+    together = load_object_mesh(path, body="all")
+    assert together.to_trimesh().volume == pytest.approx(3e-6)
+    one = load_object_mesh(path, body=2)
+    assert one.to_trimesh().volume == pytest.approx(1e-6)
+    # Equal bodies are numbered by position: body 2 is the one at x = 60 mm.
+    assert one.vertices[:, 0].mean() == pytest.approx(0.06)
+    assert one.repair.body == "2 of 3"
+    with pytest.raises(MeshError, match=r"--body 3 is out of range.*choose 0 to 2"):
+        load_object_mesh(path, body=3)
 
 
 def test_a_nested_part_with_outward_normals_is_refused(tmp_path):
