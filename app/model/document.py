@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.grasp.default_grasp import default_grasp
+from engine.analytic.ranking import default_grasp_for
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
@@ -171,11 +171,12 @@ class Document:
 
 
 def safe_default_grasp(obj: RestingObject, params: SimulationParams) -> Grasp:
-    """The engine's default grasp; for objects too flat for it, a grasp through the centre of
-    mass (drawn as invalid, with the engine's reason, until the user moves it)."""
+    """The engine's default grasp (through the centre of mass when it fits, else the best
+    sampled grasp); when no grasp fits the gripper, a grasp through the centre of mass (drawn
+    as invalid, with the engine's reason, until the user moves it or samples grasps)."""
     from engine.errors import GraspError
 
     try:
-        return default_grasp(obj, pad_outline(params.pad, params.pad_edge_length_m))
+        return default_grasp_for(obj, params).grasp
     except GraspError:
         return Grasp(np.asarray(obj.center_of_mass, dtype=float), np.array([1.0, 0.0, 0.0]), 0.0)

@@ -38,6 +38,7 @@ from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.io.results_csv import OUTCOME_COLUMNS
+from engine.io.safe_write import atomic_write_text
 from engine.scene.mesh_repair import parse_body
 from engine.scene.object_mesh import MESH_COLUMNS, UNIT_SCALE_M, ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, rest_object, rest_object_from_rotation
@@ -115,6 +116,7 @@ _CARRIED = {
     "task_key",
     "config",
     *MESH_COLUMNS,
+    *("quality", "quality_model", "contact_width"),  # ipcgrasp sample (CARRIED_SAMPLE_COLUMNS)
     *OUTCOME_COLUMNS,
 }
 
@@ -476,6 +478,89 @@ def _check_columns(path: Path, names: list[str], warnings: list[str]) -> None:
 
 def _bad(gid: str, where: str, message: str) -> GraspSpec:
     return GraspSpec(grasp_id=gid, source_row=where, error=message)
+
+
+# --- writing -----------------------------------------------------------------------------------
+CARRIED_SAMPLE_COLUMNS = ("quality", "quality_model", "contact_width")
+"""Columns `ipcgrasp sample` adds after the grasp columns (carried along, not read)."""
+
+WRITTEN_COLUMNS = (
+    "grasp_id",
+    "object",
+    "unit",
+    "body",
+    "stable_pose",
+    "mass",
+    "density",
+    "center_x",
+    "center_y",
+    "center_z",
+    "axis_x",
+    "axis_y",
+    "axis_z",
+    "approach_angle",
+)
+"""The grasp CSV columns `write_grasp_table` writes, in order."""
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    return str(value)
+
+
+def write_grasp_table(
+    path: str | Path,
+    grasps: list[GraspSpec],
+    extra: list[dict[str, object]] | None = None,
+    *,
+    overwrite: bool = False,
+) -> GraspTable:
+    """Write CSV grasps (resting-frame centre and axis) that `read_grasp_table` reads back.
+
+    `extra` gives per-grasp values of CARRIED_SAMPLE_COLUMNS. The file is written atomically
+    (refused if it exists unless `overwrite`) and then read back: a grasp that would not read
+    as written raises GraspTableError naming it. Returns the table as read.
+    """
+    if extra is not None and len(extra) != len(grasps):
+        raise ValueError("write_grasp_table: one extra dict per grasp")
+    for g in grasps:
+        if g.error or g.center is None or g.axis is None or g.gripper_pose is not None:
+            raise GraspTableError(
+                f"grasp {g.grasp_id!r} cannot be written as a CSV grasp (it needs a centre and an "
+                "axis in the resting frame)"
+            )
+    used_extra = [c for c in CARRIED_SAMPLE_COLUMNS if extra and any(c in e for e in extra)]
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*WRITTEN_COLUMNS, *used_extra])
+    for k, g in enumerate(grasps):
+        assert g.center is not None and g.axis is not None
+        values: dict[str, object] = {
+            "grasp_id": g.grasp_id,
+            "object": g.object,
+            "unit": g.unit,
+            "body": g.body,
+            "stable_pose": g.stable_pose,
+            "mass": g.mass_kg,
+            "density": g.density_kg_m3,
+            "approach_angle": g.approach_angle_rad,
+        }
+        for i, c in enumerate("xyz"):
+            values[f"center_{c}"] = float(g.center[i])
+            values[f"axis_{c}"] = float(g.axis[i])
+        row = [_cell(values[c]) for c in WRITTEN_COLUMNS]
+        row += [_cell((extra or [{}] * len(grasps))[k].get(c)) for c in used_extra]
+        writer.writerow(row)
+    p = Path(path).expanduser()
+    atomic_write_text(p, out.getvalue(), overwrite=overwrite)
+    table = read_grasp_table(p)
+    if table.errors or table.warnings or len(table.grasps) != len(grasps):
+        problems = [g.error for g in table.errors] + list(table.warnings)
+        raise GraspTableError(f"{p} does not read back as written: {'; '.join(problems[:3])}")
+    return table
 
 
 # --- REACH JSON ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
+from engine.grasp.params import SimulationParams
 from engine.io.results_csv import context_columns, open_results_writer
 from engine.io.safe_write import refuse_existing
 from engine.scene.resting import RestingObject
@@ -67,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         refuse_existing(args.out, force)  # before the models run
     obj, mesh = object_from_args(args)
-    grasp = grasp_from_args(args, obj, params.outline())
+    # The default grasp needs a gripper: the default one with this opening and friction.
+    sim = SimulationParams.for_gripper(open_width_m=params.open_width_m, mu=params.mu)
+    grasp = grasp_from_args(args, obj, sim)
     results = analyze_grasp(obj, grasp, params, models, args.samples, args.seed)
     if args.json:
         for r in results:

@@ -8,7 +8,6 @@ from engine import schema
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
-from engine.gripper.pad_geometry import pad_outline
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     """Squeeze to each force, print Psi1, Psi2 reached and the fit Psi = a F^b."""
     obj, _ = object_from_args(args)
     params = schema.from_args(SimulationParams, args)
-    grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
+    grasp = grasp_from_args(args, obj, params)
     points = psi_for_forces(obj, grasp, params, args.forces)
     print("| force N | grip 1 N | grip 2 N | Psi1 J | Psi2 J |")
     print("|---|---|---|---|---|")

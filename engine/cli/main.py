@@ -7,7 +7,7 @@ import logging
 import sys
 
 from engine import logs
-from engine.cli import analyze, batch, calibrate, evaluate, grid, simulate
+from engine.cli import analyze, batch, calibrate, evaluate, grid, sample, simulate
 from engine.errors import IpcGraspError
 from engine.version import build_id
 
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_parser(sub)
     evaluate.add_parser(sub)
     grid.add_parser(sub)
+    sample.add_parser(sub)
     return parser
 
 

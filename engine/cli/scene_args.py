@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from engine.analytic.ranking import default_grasp_for
 from engine.errors import ParameterError
-from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
-from engine.gripper.pad_geometry import PadOutline
+from engine.grasp.params import SimulationParams
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, rest_object
 
@@ -39,7 +40,12 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
         metavar=("AX", "AY", "AZ"),
         help="closing axis (default: narrowest horizontal extent)",
     )
-    p.add_argument("--approach-angle", type=float, default=0.0, help="rad about the axis")
+    p.add_argument(
+        "--approach-angle",
+        type=float,
+        help="rad about the axis (default: 0 with --grasp-center/--grasp-axis, else the "
+        "default grasp's)",
+    )
 
 
 def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
@@ -51,13 +57,29 @@ def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMes
     return rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density), mesh
 
 
-def grasp_from_args(args: argparse.Namespace, obj: RestingObject, outline: PadOutline) -> Grasp:
-    """The grasp given on the command line, or the default grasp for this pad outline."""
+def grasp_from_args(
+    args: argparse.Namespace, obj: RestingObject, params: SimulationParams
+) -> Grasp:
+    """The grasp given on the command line, or the default grasp for these parameters'
+    gripper (through the centre of mass when it fits, else the best sampled grasp; see
+    engine.grasp.default_grasp), reported on stderr when it was sampled."""
+    angle = args.approach_angle
     if args.grasp_center is None and args.grasp_axis is None:
-        grasp = default_grasp(obj, outline)
-        return Grasp(grasp.center, grasp.axis, args.approach_angle)
+        chosen = default_grasp_for(obj, params)
+        grasp = chosen.grasp
+        if chosen.candidate is not None:
+            g = grasp.to_dict()
+            print(
+                f"default grasp: {chosen.how}, since through the centre of mass "
+                f"{chosen.centre_refusal.rstrip('.')}; centre "
+                f"{' '.join(f'{v:.6g}' for v in g['center'])} m, axis "
+                f"{' '.join(f'{v:.6g}' for v in g['axis'])}, approach angle "
+                f"{g['approach_angle_rad']:.6g} rad",
+                file=sys.stderr,
+            )
+        return grasp if angle is None else Grasp(grasp.center, grasp.axis, angle)
     if args.grasp_center is None or args.grasp_axis is None:
         raise ParameterError(
             "give both --grasp-center and --grasp-axis, or neither for the default grasp"
         )
-    return Grasp(args.grasp_center, args.grasp_axis, args.approach_angle)
+    return Grasp(args.grasp_center, args.grasp_axis, 0.0 if angle is None else angle)

@@ -13,7 +13,6 @@ from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import build_pad
 from engine.grasp.trials import TrialSpec, check_grasp, robustness, run_trials
-from engine.gripper.pad_geometry import pad_outline
 from engine.io.frames_npz import save_frames
 from engine.io.results_csv import (
     OUTCOME_COLUMNS,
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                 value = f"{value}.npz"
             refuse_existing(value, force, "--force")
     obj, mesh = object_from_args(args)
-    grasp = grasp_from_args(args, obj, pad_outline(params.pad, params.pad_edge_length_m))
+    grasp = grasp_from_args(args, obj, params)
     check_grasp(obj, grasp, params)
     context = context_columns(
         mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed, mesh=mesh

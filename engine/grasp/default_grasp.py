@@ -1,13 +1,47 @@
-"""A sensible grasp when the user gives none: antipodal through the centre of mass."""
+"""A grasp when the user gives none: through the centre of mass when it fits, else sampled.
+
+`choose_default_grasp(obj, params, rank)` tries, in order:
+
+1. the top-down grasp through the centre of mass, closing along the object's narrowest
+   horizontal extent (`default_grasp`), if the simulator accepts it (the open jaws clear the
+   object and the ground, and closing them meets the object) and the open fingers and palm
+   behind the pads clear them too (the sampler's test);
+2. else the best of DEFAULT_SAMPLES sampled antipodal grasps (engine.grasp.sampler, ranked by
+   `rank`: an analytic margin from engine.analytic.ranking; most antipodal first without one)
+   that the simulator accepts;
+3. else it raises GraspError saying that no grasp fits this gripper and naming the presets
+   whose stroke fits one (a sampled grasp exists for them).
+
+Everything respects the object's resting pose (the grasps are in its resting frame).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from engine.errors import GraspError
+from engine.errors import GraspError, IpcGraspError
 from engine.grasp.grasp import Grasp
-from engine.gripper.pad_geometry import PadOutline
+from engine.grasp.params import SimulationParams
+from engine.grasp.sampler import (
+    GraspCandidate,
+    Ranker,
+    SamplerSettings,
+    open_gripper_clearance,
+    sample_grasps,
+    settings_for,
+)
+from engine.gripper.pad_geometry import PadOutline, pad_outline
+from engine.gripper.presets import GRIPPERS
 from engine.scene.resting import RestingObject
+
+DEFAULT_SAMPLES = 30
+"""Sampled candidates the fallback ranks."""
+CHECKED = 8
+"""Most sampled candidates tried against the simulator's own checks, best first."""
+
+THROUGH_CENTRE = "through the centre of mass"
 
 
 def narrowest_horizontal_axis(vertices: np.ndarray, steps: int = 360) -> tuple[np.ndarray, float]:
@@ -23,7 +57,8 @@ def narrowest_horizontal_axis(vertices: np.ndarray, steps: int = 360) -> tuple[n
 def default_grasp(obj: RestingObject, outline: PadOutline, clearance_m: float = 0.002) -> Grasp:
     """Top-down grasp through the centre of mass, closing along the narrowest horizontal extent.
 
-    The centre is raised when needed so the open pads' fingertips clear the ground.
+    The centre is raised when needed so the open pads' fingertips clear the ground. Whether
+    the gripper's opening fits is not checked here: `choose_default_grasp` does that.
     """
     axis, _ = narrowest_horizontal_axis(np.asarray(obj.vertices))
     tip = float(outline.polygon[:, 0].max())  # pad extent beyond the jaw centre, towards the tips
@@ -35,3 +70,105 @@ def default_grasp(obj: RestingObject, outline: PadOutline, clearance_m: float = 
             "the pad tips hitting the ground; give a grasp with a tilted approach angle"
         )
     return Grasp(center=np.array([0.0, 0.0, z]), axis=axis, approach_angle_rad=0.0)
+
+
+@dataclass(frozen=True)
+class DefaultGrasp:
+    """The default grasp and how it was chosen."""
+
+    grasp: Grasp
+    how: str  # THROUGH_CENTRE or "best of N sampled grasps (...)"
+    candidate: GraspCandidate | None = None  # the sampled candidate, when sampled
+    centre_refusal: str = ""  # why the through-the-centre grasp did not fit ('' if it did)
+
+
+def _accepted(obj: RestingObject, grasp: Grasp, params: SimulationParams) -> str:
+    """'' when the simulator accepts the nominal grasp, else its reason."""
+    from engine.grasp.trials import check_grasp  # the simulator: imported when needed
+
+    try:
+        check_grasp(obj, grasp, params)
+    except IpcGraspError as exc:
+        return str(exc)
+    return ""
+
+
+def _fingers_clear(obj: RestingObject, grasp: Grasp, settings: SamplerSettings) -> str:
+    """'' when the open fingers and palm (the sampler's gripper boxes) clear the object and the
+    ground, else what they hit (the simulator models the pads only)."""
+    hit = open_gripper_clearance(obj, grasp, settings)
+    if not hit:
+        return ""
+    return (
+        f"the open gripper's fingers or palm would hit the {hit} (the pads fit, but the "
+        "fingers behind them do not)"
+    )
+
+
+def choose_default_grasp(
+    obj: RestingObject,
+    params: SimulationParams,
+    rank: Ranker | None = None,
+    *,
+    seed: int = 0,
+    samples: int = DEFAULT_SAMPLES,
+) -> DefaultGrasp:
+    """The through-the-centre grasp when it fits, else the best sampled grasp (see module).
+
+    Raises GraspError naming a preset whose stroke fits when no grasp fits this gripper.
+    """
+    params.validate()
+    outline = pad_outline(params.pad, params.pad_edge_length_m)
+    settings = settings_for(params.open_width_m, outline, params.mu)
+    try:
+        centre = default_grasp(obj, outline)
+        refusal = _accepted(obj, centre, params) or _fingers_clear(obj, centre, settings)
+    except GraspError as exc:
+        refusal = str(exc)
+    else:
+        if not refusal:
+            return DefaultGrasp(centre, THROUGH_CENTRE)
+    candidates = sample_grasps(obj, settings, samples, seed, rank)
+    for k, c in enumerate(candidates[:CHECKED]):
+        if _accepted(obj, c.grasp, params):
+            continue
+        quality = f", margin {c.quality:.3g}" if np.isfinite(c.quality) else ""
+        how = f"best of {len(candidates)} sampled grasps ({_ordinal(k)}{quality})"
+        return DefaultGrasp(c.grasp, how, c, refusal)
+    raise GraspError(no_grasp_message(obj, params, seed, refusal))
+
+
+def _ordinal(k: int) -> str:
+    return "the first" if k == 0 else f"number {k + 1} by quality"
+
+
+def no_grasp_message(obj: RestingObject, params: SimulationParams, seed: int, refusal: str) -> str:
+    """That no grasp fits this gripper on `obj`, and which presets' strokes fit one."""
+    preset = params.preset
+    fitting = []
+    for other in GRIPPERS.values():
+        if other.name == preset.name or other.stroke_m <= params.open_width_m:
+            continue
+        alt = params.with_gripper(other.name)
+        found = sample_grasps(
+            obj,
+            settings_for(alt.open_width_m, pad_outline(alt.pad, alt.pad_edge_length_m), alt.mu),
+            3,
+            seed,
+        )
+        if any(not _accepted(obj, c.grasp, alt) for c in found):
+            fitting.append(f"--gripper {other.name} ({other.label}, {other.stroke_m * 1e3:.0f} mm)")
+    width = float(np.ptp(np.asarray(obj.vertices)[:, :2], axis=0).min())
+    text = (
+        f"no grasp fits the {preset.label}'s {params.open_width_m * 1e3:.0f} mm opening on this "
+        f"object in this resting pose (about {width * 1e3:.0f} mm across at its narrowest "
+        "horizontal extent): no antipodal pair of surface points within the opening has an "
+        "approach where the open gripper clears the object and the ground"
+    )
+    if refusal:
+        text += f" (through the centre of mass: {refusal})"
+    if fitting:
+        text += f". A gripper whose stroke fits: {', '.join(fitting)}"
+    else:
+        text += ". No preset gripper fits either: try another resting pose (--stable-pose)"
+    return text
