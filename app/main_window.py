@@ -35,6 +35,7 @@ from app.controllers.editing import EditController
 from app.controllers.exports import ExportController
 from app.controllers.opening import OpenController
 from app.controllers.runs import RunController
+from app.controllers.sampling import SamplingController
 from app.controllers.scene import SceneController
 from app.controllers.sessions import SessionController
 from app.grasp_dock import GraspDock
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
     simulate_action: QAction
     cancel_action: QAction
     default_grasp_action: QAction
+    sample_grasps_action: QAction
     ask_replace_action: QAction
     recent_menu: QMenu
     color_combo: QComboBox
@@ -111,6 +113,7 @@ class MainWindow(QMainWindow):
             self.model, self.checker, self.analysis, self.predictions, self
         )
         self.editing = EditController(self.model, self.undo_stack, self.ui)
+        self.sampling = SamplingController(self.model, self.editing, self.ui, self)
         self.sessions = SessionController(
             self.model, self.sim, self.ui, self.viewport.camera_position,
             lambda: self.ask_replace_action.isChecked(), self._set_ask_replace,
@@ -210,6 +213,8 @@ class MainWindow(QMainWindow):
         bindings.bind_run_controls(m, self.simulate_action, self.cancel_action, self.progress)
         self.viewport.picked.connect(self.editing.place_grasp_at)
         self.viewport.hovered.connect(self.editing.preview_at)
+        m.candidates_changed.connect(self.viewport.show_candidates)
+        self.viewport.candidate_clicked.connect(self.sampling.choose)
         self.editing.preview_changed.connect(self.viewport.show_grasp_preview)
         m.run_started.connect(lambda _run: self.viewport.clear_grasp_preview())
         m.document_changed.connect(lambda _doc: self.viewport.clear_grasp_preview())
@@ -254,6 +259,7 @@ class MainWindow(QMainWindow):
         self.scene.stop()
         self.log_view.stop()
         self.exports.shutdown()
+        self.sampling.shutdown()
         self.sim.shutdown()
         self.checker.shutdown()
         self.analysis.shutdown()

@@ -80,6 +80,11 @@ def build_menus(w: Any) -> None:
     )  # fmt: skip
     w.cancel_action.setEnabled(False)
     w.default_grasp_action = action("&Default grasp", w.editing.default_grasp)
+    w.sample_grasps_action = action(
+        "&Sample grasps", lambda: w.sampling.sample(), "Ctrl+G",
+        "Sample antipodal grasps that fit the gripper, drawn as small grippers coloured by "
+        "quality (Soft Point margin, red to green); click one to make it the grasp (Ctrl+G)",
+    )  # fmt: skip
 
     menu = w.menuBar().addMenu("&File")
     menu.addAction(w.open_action)
@@ -99,6 +104,7 @@ def build_menus(w: Any) -> None:
     edit.addAction(w.undo_action)
     edit.addAction(w.redo_action)
     edit.addAction(w.default_grasp_action)
+    edit.addAction(w.sample_grasps_action)
     sim = w.menuBar().addMenu("&Simulation")
     sim.addAction(w.simulate_action)
     sim.addAction(w.cancel_action)
@@ -146,6 +152,7 @@ def _toolbar(w: Any) -> None:
         source.enabledChanged.connect(short.setEnabled)
         tb.addAction(short)
     tb.addSeparator()
+    tb.addAction(w.sample_grasps_action)
     tb.addAction(w.simulate_action)
     tb.addAction(w.cancel_action)
     tb.addSeparator()

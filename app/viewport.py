@@ -18,10 +18,12 @@ import pyvista as pv
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 from pyvistaqt import QtInteractor
+from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 from app.gripper_shapes import GripperShapes
 from app.scene_style import (
     BACKGROUND,
+    CANDIDATE_CMAP,
     GRID_COLOR,
     GROUND_COLOR,
     OBJECT_COLOR,
@@ -29,6 +31,7 @@ from app.scene_style import (
     PAD_COLOR,
     PLATE_COLOR,
     WARNING_COLOR,
+    candidate_glyphs,
     contact_mesh,
     ground_plane,
 )
@@ -51,6 +54,7 @@ class Viewport(QObject):
     # The object's surface under the resting cursor (point, normal), or (None, None) off it.
     hovered = Signal(object, object)
     gizmo_moved = Signal(object)  # 4x4 gripper pose after a gizmo drag
+    candidate_clicked = Signal(int)  # index of the sampled grasp glyph clicked (left button)
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -87,6 +91,14 @@ class Viewport(QObject):
         self._hover_timer.timeout.connect(self._hover_pick)
         self._hovering = False
         self.plotter.iren.add_observer("MouseMoveEvent", self._on_mouse_move)
+        # Sampled-grasp glyphs: a left click (press and release without dragging) on one.
+        self._candidate_picker = vtkCellPicker()
+        self._candidate_picker.SetTolerance(0.004)
+        self._candidate_picker.PickFromListOn()
+        self._candidate_count = 0
+        self._left_press: tuple[float, float] | None = None
+        self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_left_press)
+        self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_left_release)
         safe_keys(self.plotter)
 
     @property
@@ -437,6 +449,52 @@ class Viewport(QObject):
             return
         self._gizmo.remove()
         self._gizmo = None
+
+    # --- sampled grasps ---------------------------------------------------------------------
+    def show_candidates(self, candidates: list) -> None:
+        """Draw sampled grasps as small gripper glyphs coloured by quality ([] removes them)."""
+        self._remove_actor("candidates")
+        self._candidate_picker.InitializePickList()
+        self._candidate_count = len(candidates)
+        if candidates:
+            poly = candidate_glyphs(candidates)
+            q = np.asarray(poly.cell_data["quality"])
+            lo, hi = float(q.min()), float(q.max())
+            actor = self._add_mesh(
+                poly, scalars="quality", preference="cell", cmap=CANDIDATE_CMAP,
+                clim=(lo, hi if hi > lo else lo + 1.0), line_width=4,
+                render_lines_as_tubes=True, show_scalar_bar=False, name="candidates",
+            )  # fmt: skip
+            self._candidate_picker.AddPickList(actor)
+        self.request_render()
+
+    def candidate_at(self, x: float, y: float) -> int | None:
+        """The sampled grasp whose glyph is at VTK display pixel (x, y), or None."""
+        if not self._candidate_count:
+            return None
+        picker = self._candidate_picker
+        if not picker.Pick(x, y, 0, self.plotter.renderer) or picker.GetActor() is None:
+            return None
+        cell = picker.GetCellId()
+        actor = self.plotter.renderer.actors.get("candidates")
+        if cell < 0 or actor is None:
+            return None
+        return int(actor.mapper.dataset.cell_data["candidate"][cell])
+
+    def _on_left_press(self, _obj: Any, _event: Any) -> None:
+        x, y = self.plotter.iren.get_event_position()
+        self._left_press = (float(x), float(y))
+
+    def _on_left_release(self, _obj: Any, _event: Any) -> None:
+        start, self._left_press = self._left_press, None
+        if start is None or not self._candidate_count:
+            return
+        x, y = self.plotter.iren.get_event_position()
+        if abs(x - start[0]) + abs(y - start[1]) > 4:  # a drag turned the camera
+            return
+        index = self.candidate_at(float(x), float(y))
+        if index is not None:
+            self.candidate_clicked.emit(index)
 
     # --- analytic contacts --------------------------------------------------------------------
     def show_contacts(self, contacts: list[ContactPoint] | list[ContactPatch]) -> None:

@@ -94,3 +94,25 @@ class Predictions:
     results: list[ModelResult]  # [] when unavailable
     error: str = ""
     stage: str = "nominal"  # "nominal" (fast, no samples) then "robust" (with samples)
+
+
+@dataclass(frozen=True, eq=False)
+class SampleJob:
+    """Sample `n` grasps of `obj` for the gripper of `params` (engine.grasp.sampler)."""
+
+    request: int
+    obj: RestingObject
+    params: SimulationParams
+    n: int
+    seed: int
+
+
+@dataclass(frozen=True, eq=False)
+class SampledGrasps:
+    """The sampled grasps of a SampleJob, best first (engine GraspCandidates), or the reason
+    there are none."""
+
+    request: int
+    candidates: list
+    error: str = ""
+    seconds: float = 0.0

@@ -23,6 +23,7 @@ from app.worker_messages import FramePacket, TrialJob
 from engine.grasp.antipodal import contacts_along_axis
 from engine.grasp.frames import TrialResult
 from engine.grasp.params import SimulationParams
+from engine.grasp.sampler import GraspCandidate
 from engine.grasp.trials import plan_trials
 from engine.io.session import TrialRecord
 
@@ -58,6 +59,9 @@ class AppModel:
       run_finished (run, cancelled)
       trial_selected (trial, series)  the trial shown in the timeline changed
       saved (path)              the document was saved (no unsaved results)
+      candidates_changed (candidates)  sampled grasps were set or cleared (engine
+                                GraspCandidates, best first; cleared when the object, its pose
+                                or the gripper changes)
     """
 
     def __init__(self) -> None:
@@ -81,6 +85,8 @@ class AppModel:
         self.run_finished = Event("run_finished")
         self.trial_selected = Event("trial_selected")
         self.saved = Event("saved")
+        self.candidates: list[GraspCandidate] = []
+        self.candidates_changed = Event("candidates_changed")
 
     # --- document -----------------------------------------------------------------------------
     @property
@@ -108,6 +114,7 @@ class AppModel:
                 self.series[rec.trial] = TrialSeries.from_frames(rec.frames)
         else:
             doc.run = None
+        self.set_candidates([])
         self.document_changed.emit(doc)
         # The grasp first (views draw the open gripper), then a session's first trial, so the
         # view shows the frame the timeline shows, not the open gripper.
@@ -145,6 +152,10 @@ class AppModel:
         if s.density_kg_m3 != d.density_kg_m3:
             d.set_density(s.density_kg_m3)
             object_changed = True
+        gripper = (d.params.gripper, d.params.open_width_m, d.params.pad, d.params.mu)
+        if object_changed or gripper != (s.params.gripper, s.params.open_width_m, s.params.pad,
+                                         s.params.mu):  # fmt: skip
+            self.set_candidates([])  # sampled for another object, pose or gripper
         d.grasp = s.grasp
         d.params = s.params
         d.spec = replace(d.spec, n_trials=s.n_trials, seed=s.seed)
@@ -152,6 +163,13 @@ class AppModel:
         self.pads.update(d.params)
         self.edited.emit(object_changed)
         self._grasp_changed()
+
+    def set_candidates(self, candidates: list[GraspCandidate]) -> None:
+        """Show these sampled grasps (best first); [] clears them."""
+        if not candidates and not self.candidates:
+            return
+        self.candidates = list(candidates)
+        self.candidates_changed.emit(self.candidates)
 
     def _grasp_changed(self) -> None:
         d = self.doc

@@ -191,3 +191,36 @@ def test_the_summary_leaves_cancelled_trials_out_of_r():
     assert success_summary([rec(0, "done", True), rec(1, "failed", False)]) == (
         "1/2 trials lifted the object (R = 0.50)"
     )
+
+
+def test_sampled_candidates_are_kept_for_grasp_edits_and_cleared_for_another_gripper(model):
+    from app.sample_worker import sample_grasps_for
+    from app.worker_messages import SampleJob
+
+    d = model.doc
+    reply = sample_grasps_for(SampleJob(1, d.obj, d.params, 6, 0))
+    assert not reply.error and len(reply.candidates) == 6
+    rec = Recorder(model)
+    model.set_candidates(reply.candidates)
+    assert rec.names() == ["candidates_changed"] and model.candidates == reply.candidates
+    s = model.edit_state()
+    model.apply_edit(replace(s, grasp=reply.candidates[2].grasp))  # choosing one keeps them
+    assert model.candidates == reply.candidates
+    model.apply_edit(replace(s, params=d.params.with_gripper("franka_hand")))
+    assert model.candidates == []
+    assert rec.names().count("candidates_changed") == 2
+
+
+def test_the_sample_worker_reports_why_nothing_fits():
+    import trimesh
+
+    from app.sample_worker import sample_grasps_for
+    from app.worker_messages import SampleJob
+    from engine.grasp.params import SimulationParams
+    from engine.scene.object_mesh import ObjectMesh
+    from engine.scene.resting import rest_object
+
+    plate = trimesh.creation.box(extents=(0.08, 0.06, 0.008))
+    obj = rest_object(ObjectMesh(plate.vertices, plate.faces, "plate", "generated", None))
+    reply = sample_grasps_for(SampleJob(3, obj, SimulationParams(), 5, 0))
+    assert reply.candidates == [] and "--gripper franka_hand" in reply.error
