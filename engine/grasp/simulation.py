@@ -17,6 +17,7 @@ object does not touch the ground (contact = closer than the barrier distance dha
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Generator
@@ -43,8 +44,10 @@ from engine.ipc.newton import newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import ActuatorTerm
+from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm
 from engine.scene.resting import RestingObject
+
+log = logging.getLogger(__name__)
 
 
 class _StepBlocked(Exception):
@@ -65,6 +68,10 @@ class _State:
     kappa: float
     collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
     closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
+
+
+# A force stop of the force-limited squeeze is reached within this fraction of the force.
+FORCE_STOP_TOL = 0.02
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
@@ -221,6 +228,7 @@ class GraspSimulation:
         d_lift: float,
         object_shift: np.ndarray | None = None,
         hold_force_n: float | None = None,
+        servo_travel_m: float | None = None,
     ) -> tuple[_State, int]:
         """Advance one time step with the plates moved by (d_travel, d_lift).
 
@@ -233,12 +241,21 @@ class GraspSimulation:
         guess = st.u + d_travel * self._close_dir + d_lift * self._lift_dir
         x0 = s.collision_vertices(st.u)
         alpha = 0.0
+        obj = slice(s.obj_dof.start, s.obj_dof.start + 12)
+        moves = []
+        if np.any(st.v[obj]):
+            # The object keeps its velocity (pushed along the ground, lifted at a steady speed):
+            # the inertial prediction is close to the solution, so Newton needs few iterations.
+            moves.append(p.time_step_s * st.v[obj])
         if object_shift is not None and np.any(object_shift):
+            moves.append(np.concatenate([object_shift, np.zeros(9)]))
+        for move in moves:
             shifted = guess.copy()
-            shifted[s.obj_dof.start : s.obj_dof.start + 3] += object_shift
+            shifted[obj] += move
             alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(shifted))
             if alpha >= 1.0:
                 guess = shifted
+                break
         if alpha < 1.0:
             alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(guess))
         if alpha < 1.0:
@@ -260,6 +277,7 @@ class GraspSimulation:
                 p.finger_mass_kg,
                 st.closing_speed_m_s,
                 p.time_step_s,
+                command_m=servo_travel_m,
             )
         potential = self._potential(st, actuator)
         res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations)
@@ -410,6 +428,13 @@ class GraspSimulation:
         unbalanced = 0
         touching = (False, False)
         summary = None
+        # A force-controlled gripper (hold="force") closes on position until both pads touch,
+        # then as a force-limited servo: the jaws follow the same closing increments but push
+        # with at most force_cap (the force stop, or the gripper's maximum for a Psi stop), so
+        # the squeeze can never overshoot the force. The paper's position-driven jaws
+        # (hold="position") keep closing on position throughout.
+        force_drive = p.hold == "force"
+        force_cap = threshold if use_force else p.preset.force_max_n
         for _ in range(p.max_steps):
             st = self._state
             if st.travel_m + delta > max_travel:
@@ -425,8 +450,12 @@ class GraspSimulation:
             shift = np.zeros(3)
             if touching[0] != touching[1]:
                 shift = delta * self.normals[0 if touching[0] else 1]
+            servo = force_drive and all(touching)
             try:
-                new, its = self._step(delta, 0.0, object_shift=shift)
+                if servo:
+                    new, its = self._step(0.0, 0.0, hold_force_n=force_cap, servo_travel_m=delta)
+                else:
+                    new, its = self._step(delta, 0.0, object_shift=shift)
             except _StepBlocked as blocked:
                 delta = max(0.5 * blocked.alpha * delta, delta_min)
                 continue
@@ -466,7 +495,29 @@ class GraspSimulation:
                     "that much; raise Psi_th well above it (or stop the squeeze on a force)"
                 )
                 return None
-            if q >= threshold:
+            # A servo step presses with at most force_cap: a force stop is reached when the
+            # contact force has come within FORCE_STOP_TOL of it and the jaws have stopped
+            # (closing slower than 1 % of the gripper's speed).
+            at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
+            if servo and use_force:
+                reached = at_rest and q >= threshold * (1.0 - FORCE_STOP_TOL)
+            else:
+                reached = q >= threshold
+            # Saturated: the object held the jaws back from the commanded increment, so they
+            # press with force_cap.
+            saturated = servo and delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
+            if saturated and at_rest and not use_force and not reached:
+                # The gripper presses as hard as it can and Psi_th is not reached: it stops
+                # there, as the real gripper would.
+                log.info(
+                    "squeeze: the gripper's %.3g N per jaw reach Psi = %.3g J < Psi_th = %.3g J;"
+                    " holding at that force",
+                    force_cap,
+                    q,
+                    threshold,
+                )
+                return summary
+            if reached:
                 psi = frame.psi_j
                 balanced = abs(psi[0] - psi[1]) <= p.psi_balance_tol * max(psi)
                 r.squeeze_balanced = bool(balanced or use_force)

@@ -33,6 +33,10 @@ FrictionPotential: TypeAlias = ipctk.FrictionPotential
 # LBVH was the fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
 # ipctk_notes.md); one instance serves every query of the process.
 BROAD_PHASE = ipctk.LBVH()
+# Additive CCD (Li et al. 2021, conservative by construction: it never steps past a contact)
+# was 2.5x cheaper per call than Tight Inclusion here (1.7 vs 4.4 ms, ipctk_notes.md) and cut
+# the REACH cube trials' time by a third with the same outcomes.
+NARROW_PHASE = ipctk.AdditiveCCD()
 PSD_CLAMP = ipctk.PSDProjectionMethod.CLAMP
 PSD_NONE = ipctk.PSDProjectionMethod.NONE
 
@@ -93,7 +97,10 @@ def minimum_squared_distance(
 
 def collision_free_stepsize(mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray) -> float:
     """Largest fraction in [0, 1] of the straight move x0 -> x1 that stays intersection-free."""
-    return min(1.0, float(ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE)))
+    return min(
+        1.0,
+        float(ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE, NARROW_PHASE)),
+    )
 
 
 def has_intersections(mesh: CollisionMesh, x: np.ndarray) -> bool:

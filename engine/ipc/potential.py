@@ -86,7 +86,15 @@ class IncrementalPotential:
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float:
         """Largest step fraction in [0, 1] that every term allows (CCD for contact)."""
         du = self.reduction.expand(du_free)
-        return min(self.internal.max_step(u, du), self.contact.max_step(u, du))
+        alpha = 1.0
+        if self.actuator is not None:
+            # A jaw pressed by a force is a stiff contact only once it touches: from a light
+            # touch, Newton's model would close it by centimetres and CCD would stop it deep in
+            # the barrier. Closing at most half the barrier zone per iteration keeps it near.
+            ds = abs(float(du_free[self.reduction.s_index]))
+            if ds > 0.5 * self.dhat:
+                alpha = 0.5 * self.dhat / ds
+        return min(alpha, self.internal.max_step(u, du), self.contact.max_step(u, du))
 
     # --- energy and derivatives ---------------------------------------------------------------
     def energy(self, u: np.ndarray) -> float:
@@ -126,7 +134,7 @@ class IncrementalPotential:
         if self.actuator is not None:
             g[r.s_index] += self.actuator.reduced_gradient(u)
             k = r.s_index
-            h = h + sp.csr_matrix(([self.actuator.reduced_hessian()], ([k], [k])), shape=h.shape)
+            h = h + sp.csr_matrix(([self.actuator.reduced_hessian(u)], ([k], [k])), shape=h.shape)
         return g, h.tocsr()
 
     def _internal_cache(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:

@@ -275,14 +275,22 @@ class ContactTerm:
         return ipc.barrier(self.dhat, 1.0).gradient(collisions, s.collision_mesh, x)
 
 
-class ActuatorTerm:
-    """The gripper's force-controlled closing: each jaw pushed with `force_n` along its normal.
+# The force-limited servo's lag at full force (m): its position spring is force / SERVO_LAG_M
+# stiff (2e7 N/m at 20 N, like 3 mm of pad at E = 1e8 Pa).
+SERVO_LAG_M = 1e-6
 
-    With s the closing travel of each jaw beyond the step's reference (engine.ipc.reduction),
-    E = -2 F s + m_f (s - s_hat)^2 / h^2: the work of the actuator on both jaws and the inertia
-    of the two fingers (mass m_f each) against the closing speed of the previous step
-    (s_hat = h v_closing). Linear in s but for the inertia, so the jaws settle where the
-    object pushes back with F on each pad.
+
+class ActuatorTerm:
+    """The gripper's force-controlled closing: each jaw pushed with up to `force_n` along its normal.
+
+    With s the closing travel of each jaw beyond the step's reference (engine.ipc.reduction):
+    - a force hold (`command_m` None): E = -2 F s, the work of the actuator on both jaws;
+    - a force-limited position servo (`command_m` = c, the travel commanded this step):
+      E = 2 H(s - c) with H the Huber function of slope F: the jaw follows the command like a
+      stiff spring (F per `servo_error_m` of lag) until it pushes with F, then with F only, as
+      a current-limited gripper motor closing at its speed does;
+    plus the inertia of the two fingers (mass m_f each) against the closing speed of the
+    previous step, m_f (s - s_hat)^2 / h^2 with s_hat = h v_closing.
     """
 
     def __init__(
@@ -293,6 +301,8 @@ class ActuatorTerm:
         finger_mass_kg: float,
         closing_speed_m_s: float,
         h: float,
+        command_m: float | None = None,
+        servo_error_m: float = SERVO_LAG_M,
     ) -> None:
         if reduction.closing is None:
             raise ValueError("an actuator needs force-driven plates (a closing coordinate)")
@@ -301,20 +311,42 @@ class ActuatorTerm:
         self.force_n = float(force_n)
         self.k = 2.0 * finger_mass_kg / (h * h)  # d^2E/ds^2 of the fingers' inertia
         self.s_hat = closing_speed_m_s * h
+        self.command_m = command_m
+        self.e0 = float(servo_error_m)
 
     def travel(self, u: np.ndarray) -> float:
         """s: each jaw's closing travel beyond the reference (m)."""
         return self.reduction.closing_travel(u, self.reference)
 
+    def _lag(self, u: np.ndarray) -> float:
+        assert self.command_m is not None
+        return self.travel(u) - self.command_m
+
     def value(self, u: np.ndarray) -> float:
         """Actuator work and finger inertia (J)."""
         s = self.travel(u)
-        return -2.0 * self.force_n * s + 0.5 * self.k * (s - self.s_hat) ** 2
+        inertia = 0.5 * self.k * (s - self.s_hat) ** 2
+        if self.command_m is None:
+            return -2.0 * self.force_n * s + inertia
+        e = abs(s - self.command_m)
+        f = self.force_n
+        servo = 0.5 * f / self.e0 * e * e if e <= self.e0 else f * (e - 0.5 * self.e0)
+        return 2.0 * servo + inertia
 
     def reduced_gradient(self, u: np.ndarray) -> float:
         """dE/ds (N)."""
-        return -2.0 * self.force_n + self.k * (self.travel(u) - self.s_hat)
+        s = self.travel(u)
+        inertia = self.k * (s - self.s_hat)
+        if self.command_m is None:
+            return -2.0 * self.force_n + inertia
+        e = s - self.command_m
+        f = self.force_n
+        servo = f / self.e0 * e if abs(e) <= self.e0 else f * np.sign(e)
+        return 2.0 * float(servo) + inertia
 
-    def reduced_hessian(self) -> float:
+    def reduced_hessian(self, u: np.ndarray | None = None) -> float:
         """d^2E/ds^2 (N/m)."""
-        return self.k
+        if self.command_m is None or u is None:
+            return self.k
+        stiff = abs(self._lag(u)) <= self.e0
+        return self.k + (2.0 * self.force_n / self.e0 if stiff else 0.0)
