@@ -40,7 +40,7 @@ from engine.ipc.contact_metrics import (
     grip_forces,
     summarize_contacts,
 )
-from engine.ipc.newton import newton_solve
+from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
@@ -142,6 +142,7 @@ class GraspSimulation:
         self._state = _State(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
         self._frame_index = 0
         self._reduction: Reduction | None = None
+        self._ldl = PatternLdl()
         self._hold_force_n = 0.0
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
@@ -280,7 +281,7 @@ class GraspSimulation:
                 command_m=servo_travel_m,
             )
         potential = self._potential(st, actuator)
-        res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations)
+        res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations, self._ldl)
         closed = d_travel if actuator is None else actuator.travel(res.u)
         new = _State(
             res.u,

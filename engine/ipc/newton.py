@@ -80,13 +80,78 @@ class LdlFactor:
     (~1 MB each time; a trial with a hundred indefinite Newton matrices grew by 135 MB).
     """
 
-    def __init__(self, h: sp.csr_matrix) -> None:
-        self._solver = qdldl.Solver(sp.triu(h, format="csc"), upper=True)
-        self.definite = bool(np.all(self._solver.factors()[1] > 0))
+    def __init__(self, h: sp.csr_matrix | None) -> None:
+        if h is not None:
+            self._set(qdldl.Solver(sp.triu(h, format="csc"), upper=True))
+
+    def _set(self, solver: qdldl.Solver) -> None:
+        self._solver = solver
+        self.definite = bool(np.all(solver.factors()[1] > 0))
+
+    @classmethod
+    def wrap(cls, solver: qdldl.Solver) -> LdlFactor | None:
+        """The factor held by `solver`, or None when the matrix is not positive definite."""
+        out = cls(None)
+        out._set(solver)
+        return out if out.definite else None
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """x with H x = rhs."""
         return np.asarray(self._solver.solve(np.ascontiguousarray(rhs, dtype=np.float64)))
+
+
+class PatternLdl:
+    """LDL^T (QDLDL) factorizations that share one symbolic analysis per matrix size.
+
+    The Newton matrices of a trial differ in their contact blocks only, so their patterns stay
+    within a union that stops growing after a few steps: each matrix is scattered into that
+    union's pattern and only refactorized numerically (1.2 ms against 3.1 ms for a fresh QDLDL
+    and 3.4 ms for CHOLMOD on the REACH cube's n = 1069). A matrix with an entry outside the
+    union widens it and pays one symbolic analysis.
+    """
+
+    def __init__(self) -> None:
+        # n -> (sorted keys col * n + row of the upper triangle, template CSC, solver)
+        self._by_n: dict[int, tuple[np.ndarray, sp.csc_matrix, qdldl.Solver]] = {}
+
+    def factor(self, h: sp.csr_matrix) -> LdlFactor | None:
+        """The factor of h, or None when h is not positive definite."""
+        n = h.shape[0]
+        up = sp.triu(h, format="csc")
+        up.sum_duplicates()
+        keys = np.repeat(np.arange(n, dtype=np.int64) * n, np.diff(up.indptr)) + up.indices
+        entry = self._by_n.get(n)
+        if entry is not None:
+            union, template, solver = entry
+            pos = np.minimum(np.searchsorted(union, keys), len(union) - 1)
+            if np.array_equal(union[pos], keys):
+                template.data[:] = 0.0
+                template.data[pos] = up.data
+                try:
+                    with _c_output_silenced():
+                        solver.update(template, upper=True)
+                except (RuntimeError, ValueError):
+                    return None
+                return LdlFactor.wrap(solver)
+            keys_all = np.union1d(union, keys)
+        else:
+            keys_all = keys
+        cols, rows = np.divmod(keys_all, n)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
+        template = sp.csc_matrix(
+            (np.zeros(len(keys_all)), rows.astype(np.int32), indptr), shape=(n, n)
+        )
+        template.data[np.searchsorted(keys_all, keys)] = up.data
+        try:
+            with _c_output_silenced():
+                solver = qdldl.Solver(template, upper=True)
+        except (RuntimeError, ValueError):
+            return None
+        finally:
+            self._by_n.pop(n, None)
+        self._by_n[n] = (keys_all, template, solver)
+        return LdlFactor.wrap(solver)
 
 
 def factor_spd(h: sp.csr_matrix, expect_failure: bool = False) -> SpdFactor | LdlFactor | None:
@@ -131,12 +196,14 @@ def newton_solve(
     u_start: np.ndarray,
     tol: float,
     max_iterations: int,
+    ldl: PatternLdl | None = None,
 ) -> NewtonResult:
     """Minimise `objective` from an admissible u_start: projected Newton, constrained Armijo.
 
     Every iterate is admissible (for the incremental potential: intersection-free), because
     each line search starts from the objective's max_step. Converged when a Newton step moves
     no vertex by more than `tol` (m), or when no decrease is possible along it (round-off).
+    `ldl` (one per trial) reuses the symbolic factorization across the Newton matrices.
     """
     u = u_start.copy()
     objective.begin(u)
@@ -144,12 +211,18 @@ def newton_solve(
     if not np.isfinite(energy):
         raise SolverError("the time step started from an invalid state (inverted pad element)")
     evaluations = 0
+    project = False
     for it in range(1, max_iterations + 1):
-        g, h = objective.gradient_hessian(u, project_contact=False)
-        factor = factor_spd(h, expect_failure=True)
-        if factor is None:  # the unprojected contact Hessian made it indefinite: project
+        factor = None
+        if not project:
+            g, h = objective.gradient_hessian(u, project_contact=False)
+            factor = ldl.factor(h) if ldl is not None else factor_spd(h, expect_failure=True)
+        if factor is None:
+            # The unprojected contact Hessian is indefinite here: project it, and keep projecting
+            # for the rest of the time step (the same contacts fail again on the next iterate).
+            project = True
             g, h = objective.gradient_hessian(u, project_contact=True)
-            factor = factor_spd(h)
+            factor = ldl.factor(h) if ldl is not None else factor_spd(h)
         if factor is None:
             raise SolverError(
                 "the Newton matrix is not positive definite even after projection; "
