@@ -36,6 +36,7 @@ class Feedback:
         self.quiet = False  # the smoke test records errors instead of showing dialogs
         self.errors: list[str] = []
         self.unit_dialog: QDialog | None = None  # the mesh unit question while it is open
+        self.body_dialog: QDialog | None = None  # the body question while it is open
         self.video_dialog: QDialog | None = None  # the video options while they are open
 
     def status(self, text: str, log_it: bool = True) -> None:
@@ -121,6 +122,38 @@ class Feedback:
             return str(combo.currentData()) if accepted else None
         finally:
             self.unit_dialog = None
+            dialog.deleteLater()
+
+    def choose_body(self, file_name: str, bodies: list[str]) -> str | None:
+        """Ask which body of `file_name` to open: "0", "1", ... (the `bodies` lines, largest
+        first) or "all" (one rigid object). None if cancelled."""
+        dialog = QDialog(self.parent)
+        dialog.setWindowTitle("Several bodies")
+        layout = QVBoxLayout(dialog)
+        text = QLabel(
+            f"{file_name} holds {len(bodies)} separate bodies. Nothing joins them, so choose "
+            "the one to grasp (or keep them together as one rigid object)."
+        )
+        text.setWordWrap(True)
+        layout.addWidget(text)
+        combo = QComboBox(dialog)
+        for k, line in enumerate(bodies):
+            combo.addItem(line, str(k))
+        combo.addItem("all of them, as one rigid object", "all")
+        layout.addWidget(combo)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+        )
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        layout.addWidget(buttons)
+        combo.setFocus()
+        self.body_dialog = dialog  # tests answer it with real keys
+        try:
+            accepted = dialog.exec() == QDialog.DialogCode.Accepted
+            return str(combo.currentData()) if accepted else None
+        finally:
+            self.body_dialog = None
             dialog.deleteLater()
 
     def video_options(self, width: int, height: int, fps: int) -> tuple[int, int] | None:

@@ -19,6 +19,7 @@ from app.model import AppModel, Document
 from app.model.app_model import success_summary
 from engine.errors import IpcGraspError, MeshError
 from engine.io.session import SessionError, load_session, resolve_object
+from engine.scene.mesh_repair import SeveralBodiesError
 from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,15 @@ class OpenController:
                         self.ui.status(f"opening {p.name} cancelled")
                         return False
         try:
-            doc = Document.open_object(str(p), unit)
+            try:
+                doc = Document.open_object(str(p), unit)
+            except SeveralBodiesError as several:
+                bodies = [b for b in several.bodies if b.startswith("body ")]
+                body = self.ui.choose_body(p.name, bodies)
+                if body is None:
+                    self.ui.status(f"opening {p.name} cancelled")
+                    return False
+                doc = Document.open_object(str(p), unit, body=body)
         except MeshError as exc:
             self.ui.error("Cannot open the mesh", self._in_app_words(str(exc), p, unit))
             return False

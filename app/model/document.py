@@ -70,10 +70,12 @@ class Document:
         unit: str | None = None,
         params: SimulationParams | None = None,
         mesh: ObjectMesh | None = None,
+        body: str | None = None,
     ) -> Document:
         """Load a mesh (or the built-in cube) resting in its most probable pose, with the
-        default grasp. Raises MeshError/ParameterError/GraspError from the engine."""
-        mesh = mesh if mesh is not None else object_from_spec(spec_text, unit)
+        default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
+        Raises MeshError/ParameterError/GraspError from the engine."""
+        mesh = mesh if mesh is not None else object_from_spec(spec_text, unit, body)
         params = params or SimulationParams()
         poses = stable_poses(mesh)
         obj = rest_object(mesh, 0)

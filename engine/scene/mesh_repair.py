@@ -46,6 +46,9 @@ MAX_PIECES = 10_000
 MAX_BODIES = 1000
 """Most real bodies kept together with body="all"."""
 
+MAX_LISTED_BODIES = 50
+"""Most bodies described one by one for a chooser (SeveralBodiesError.bodies)."""
+
 _MERGE_TOLERANCE = 1e-9
 """Vertices closer than this fraction of the bounding-box diagonal are one vertex."""
 
@@ -94,6 +97,15 @@ class MeshRepair:
 
 
 NO_REPAIR = MeshRepair()
+
+
+class SeveralBodiesError(MeshError):
+    """A file holds several real bodies and none was chosen; `bodies` describes each (largest
+    first: "body 0: 36 cm^3, 12 faces, 40 x 30 x 30 mm at (0, 0, 0) mm")."""
+
+    def __init__(self, message: str, bodies: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.bodies = bodies
 
 
 def parse_body(body: str | int | None) -> int | str | None:
@@ -290,9 +302,13 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
     )
 
 
-def _describe_bodies(vertices: np.ndarray, bodies: list[_Body]) -> str:
+def _describe_bodies(vertices: np.ndarray, bodies: list[_Body], limit: int = 6) -> str:
+    return "; ".join(_body_lines(vertices, bodies, limit))
+
+
+def _body_lines(vertices: np.ndarray, bodies: list[_Body], limit: int) -> list[str]:
     out = []
-    for k, b in enumerate(bodies[:6]):
+    for k, b in enumerate(bodies[:limit]):
         pts = vertices[np.unique(b.faces)]
         centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0)) * 1e3
         size = np.ptp(pts, axis=0) * 1e3
@@ -301,9 +317,9 @@ def _describe_bodies(vertices: np.ndarray, bodies: list[_Body]) -> str:
             f"{size[0]:.0f} x {size[1]:.0f} x {size[2]:.0f} mm at "
             f"({centre[0]:.0f}, {centre[1]:.0f}, {centre[2]:.0f}) mm"
         )
-    if len(bodies) > 6:
-        out.append(f"and {len(bodies) - 6} more")
-    return "; ".join(out)
+    if len(bodies) > limit:
+        out.append(f"and {len(bodies) - limit} more")
+    return out
 
 
 def _choose_bodies(
@@ -354,11 +370,12 @@ def _choose_bodies(
     if len(bodies) > 1:
         if body is None:
             _check_bodies_apart(vertices, bodies, where)
-            raise MeshError(
+            raise SeveralBodiesError(
                 f"{where} holds {len(bodies)} separate bodies ({_describe_bodies(vertices, bodies)}): "
                 "they would be simulated as one rigid object although nothing joins them. Choose "
                 f"the body to grasp with --body K (0 to {len(bodies) - 1}, largest first; API: "
-                "body=K), or keep them as one rigid object with --body all"
+                "body=K), or keep them as one rigid object with --body all",
+                tuple(_body_lines(vertices, bodies, MAX_LISTED_BODIES)),
             )
         if body == "all":
             if len(bodies) > MAX_BODIES:

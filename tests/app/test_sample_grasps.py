@@ -97,3 +97,45 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     window.editing.set_stable_pose(1)
     assert window.model.candidates == []
     assert "candidates" not in window.viewport.plotter.renderer.actors
+
+
+def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
+    """Two separate boxes in one file: the app lists them (largest first) and opens the chosen
+    one; the session records that body; Escape cancels."""
+    import trimesh
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QComboBox
+
+    two = trimesh.util.concatenate(
+        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
+         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
+    )  # fmt: skip
+    path = tmp_path / "two.obj"
+    two.export(path)
+    seen: list = []
+
+    def answer(keys) -> None:
+        dialog = window.ui.body_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, lambda: answer(keys))
+            return
+        combo = dialog.findChild(QComboBox)
+        seen.append([combo.itemText(i) for i in range(combo.count())])
+        for key in keys:
+            QTest.keyClick(combo, key)
+        if Qt.Key.Key_Escape not in keys:
+            QTest.keyClick(combo, Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Down]))
+    assert window.opening.open_path(path)
+    texts = seen[-1]
+    assert texts[0].startswith("body 0: 36 cm^3") and texts[1].startswith("body 1: 12 cm^3")
+    assert texts[2] == "all of them, as one rigid object"
+    assert window.doc.mesh.repair.body == "1 of 2"
+    np.testing.assert_allclose(window.doc.obj.volume_m3, 12e-6, rtol=1e-6)
+    assert window.doc.to_session().object_repair.body_option == "1"
+    before = window.doc
+    QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Escape]))
+    assert not window.opening.open_path(path)
+    assert window.doc is before and "cancelled" in window.status_label.text()

@@ -16,6 +16,7 @@ from engine.errors import MeshError, ParameterError
 from engine.scene.mesh_repair import (
     FRAGMENT_VOLUME_FRACTION,
     MeshRepair,
+    SeveralBodiesError,
     parse_body,
     repair_mesh,
 )
@@ -165,9 +166,12 @@ def test_two_real_bodies_are_refused_or_chosen(tmp_path):
     big = trimesh.creation.box(extents=[0.04, 0.02, 0.02])
     small = _sphere(0.008).apply_translation([0.06, 0, 0])
     path = _write(trimesh.util.concatenate([small, big]), tmp_path / "two.obj")
-    with pytest.raises(MeshError, match=r"holds 2 separate bodies \(body 0: 16 cm\^3") as err:
+    with pytest.raises(
+        SeveralBodiesError, match=r"holds 2 separate bodies \(body 0: 16 cm\^3"
+    ) as err:
         load_object_mesh(path)
     assert "--body K (0 to 1, largest first" in str(err.value)
+    assert [b.split(":")[0] for b in err.value.bodies] == ["body 0", "body 1"]  # for a chooser
     box_only = load_object_mesh(path, body=0)
     assert box_only.to_trimesh().volume == pytest.approx(16e-6)
     assert box_only.repair.changes[-1].startswith("kept body 0 of 2 (16 cm^3; --body 0)")
