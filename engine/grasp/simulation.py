@@ -436,6 +436,7 @@ class GraspSimulation:
         # (hold="position") keep closing on position throughout.
         force_drive = p.hold == "force"
         force_cap = threshold if use_force else p.preset.force_max_n
+        settled_steps = 0
         for _ in range(p.max_steps):
             st = self._state
             if st.travel_m + delta > max_travel:
@@ -501,7 +502,12 @@ class GraspSimulation:
             # (closing slower than 1 % of the gripper's speed).
             at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
             if servo and use_force:
-                reached = at_rest and q >= threshold * (1.0 - FORCE_STOP_TOL)
+                # The fingers' and pads' momentum can press the contact above the servo's force
+                # for a few steps after impact: wait until it has settled within the tolerance
+                # (or has stayed at rest for 10 steps).
+                settled_steps = settled_steps + 1 if at_rest else 0
+                near = abs(q - threshold) <= FORCE_STOP_TOL * threshold
+                reached = at_rest and (near or settled_steps >= 10) and q >= threshold * 0.5
             else:
                 reached = q >= threshold
             # Saturated: the object held the jaws back from the commanded increment, so they
