@@ -87,6 +87,14 @@ class AnalysisClient(QObject):
         self._debounce.start()
         return self._request
 
+    def forget(self) -> None:
+        """Drop the request waiting for the debounce and make every answer still to come a
+        stale one (the grasp they are about is no longer shown)."""
+        self._request += 1
+        self.latest_request = self._request
+        self._pending = None
+        self._debounce.stop()
+
     def _send(self) -> None:
         job, self._pending = self._pending, None
         if job is None:

@@ -152,11 +152,14 @@ class GraspDock(QWidget):
         finally:
             self._updating = False
 
-    def set_status(self, valid: bool | None, reason: str, width_mm: float | None) -> None:
-        """Show the grasp's validity (None: being checked) with the reason and jaw width."""
+    def set_status(
+        self, valid: bool | None, reason: str, width_mm: float | None, pending: str = "checking…"
+    ) -> None:
+        """Show the grasp's validity (None: `pending`, e.g. being checked) with the reason and
+        jaw width."""
         self.width_label.setText("" if width_mm is None else f"{width_mm:.1f} mm between contacts")
         if valid is None:
-            self.status_label.setText("checking…")
+            self.status_label.setText(pending)
         elif valid:
             self.status_label.setText("<span style='color:#1e8449'>valid</span>")
         else:

@@ -31,6 +31,7 @@ from app import bindings
 from app import logs as app_logs
 from app.analysis_client import AnalysisClient
 from app.controllers.analysis import AnalysisController
+from app.controllers.default_grasp import DefaultGraspController
 from app.controllers.editing import EditController
 from app.controllers.exports import ExportController
 from app.controllers.opening import OpenController
@@ -59,6 +60,8 @@ class MainWindow(QMainWindow):
 
     # Created by app.menus.build_menus (actions are also reachable from tests and tools).
     open_action: QAction
+    reopen_unit_action: QAction
+    reopen_body_action: QAction
     example_action: QAction
     save_action: QAction
     save_as_action: QAction
@@ -113,6 +116,7 @@ class MainWindow(QMainWindow):
             self.model, self.checker, self.analysis, self.predictions, self
         )
         self.editing = EditController(self.model, self.undo_stack, self.ui)
+        self.defaults = DefaultGraspController(self.model, self.undo_stack, self.ui, self)
         self.sampling = SamplingController(self.model, self.editing, self.ui, self)
         self.sessions = SessionController(
             self.model, self.sim, self.ui, self.viewport.camera_position,
@@ -137,6 +141,7 @@ class MainWindow(QMainWindow):
             self.sim.start()
             self.checker.start()
             self.analysis.start()
+            self.defaults.start()
         self.scene.start()
 
     @property
@@ -260,6 +265,7 @@ class MainWindow(QMainWindow):
         self.log_view.stop()
         self.exports.shutdown()
         self.sampling.shutdown()
+        self.defaults.shutdown()
         self.sim.shutdown()
         self.checker.shutdown()
         self.analysis.shutdown()

@@ -38,6 +38,10 @@ def build_menus(w: Any) -> None:
         "Reopen with another &unit…", lambda: w.opening.reopen_with_unit(), None,
         "Open the current mesh file again in metres, centimetres, millimetres or inches",
     )  # fmt: skip
+    w.reopen_body_action = action(
+        "Reopen with another &body…", lambda: w.opening.reopen_with_body(), None,
+        "Open the current mesh file again and choose which of its bodies to grasp",
+    )  # fmt: skip
     w.example_action = action(
         "Open &example cube", lambda: w.opening.load_example(), None, "The built-in 3 cm, 3 g cube"
     )
@@ -90,6 +94,7 @@ def build_menus(w: Any) -> None:
     menu.addAction(w.open_action)
     w.recent_menu = menu.addMenu("Open &recent")
     menu.addAction(w.reopen_unit_action)
+    menu.addAction(w.reopen_body_action)
     menu.addAction(w.example_action)
     menu.addSeparator()
     menu.addAction(w.save_action)

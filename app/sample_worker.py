@@ -1,5 +1,6 @@
-"""Body of the grasp-sampling worker process (no Qt): engine.grasp.sampler ranked by the Soft
-Point margin (engine.analytic.ranking), one job at a time, the newest one first."""
+"""Body of the grasp-finding worker processes (no Qt): sampled grasps (engine.grasp.sampler
+ranked by the Soft Point margin, engine.analytic.ranking) and the default grasp
+(engine.analytic.ranking.default_grasp_for), one job at a time, the newest one first."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import queue
 import time
 from typing import Any
 
-from app.worker_messages import SampledGrasps, SampleJob
+from app.worker_messages import DefaultGraspFound, DefaultGraspJob, SampledGrasps, SampleJob
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +38,35 @@ def sample_grasps_for(job: SampleJob) -> SampledGrasps:
     return SampledGrasps(job.request, found, error, time.perf_counter() - start)
 
 
-def sample_main(inbox: Any, outbox: Any) -> None:
-    """Serve SampleJobs from `inbox` until None; only the newest waiting job is run."""
+def default_grasp_of(job: DefaultGraspJob) -> DefaultGraspFound:
+    """Find one job's default grasp; never raises (no grasp fitting is the reply's `error`)."""
+    from engine.analytic.ranking import default_grasp_for
+    from engine.errors import IpcGraspError
+
+    start = time.perf_counter()
+    try:
+        chosen = default_grasp_for(job.obj, job.params, seed=job.seed)
+    except IpcGraspError as exc:
+        return DefaultGraspFound(job.request, None, "", str(exc), time.perf_counter() - start)
+    except Exception as exc:
+        log.exception("finding the default grasp failed for request %d", job.request)
+        error = f"{type(exc).__name__}: {exc}"
+        return DefaultGraspFound(job.request, None, "", error, time.perf_counter() - start)
+    return DefaultGraspFound(job.request, chosen.grasp, chosen.how, "", time.perf_counter() - start)
+
+
+def sample_main(inbox: Any, outbox: Any, nice: int = 19) -> None:
+    """Serve SampleJobs and DefaultGraspJobs from `inbox` until None; only the newest waiting
+    job is run (an owner sends one kind, so an older job left waiting is a stale one). The
+    process runs `nice` levels below the GUI and imports the sampler and the simulator's
+    checks before the first job arrives."""
     from app.sim_worker import lower_priority
 
-    lower_priority()
+    lower_priority(nice)
+    import engine.analytic.ranking
+    import engine.grasp.sampler
+    import engine.grasp.trials  # noqa: F401  (the checks of the default grasp)
+
     while True:
         job = inbox.get()
         while job is not None:
@@ -52,4 +77,7 @@ def sample_main(inbox: Any, outbox: Any) -> None:
             job = newer
         if job is None:
             return
-        outbox.put(sample_grasps_for(job))
+        if isinstance(job, DefaultGraspJob):
+            outbox.put(default_grasp_of(job))
+        else:
+            outbox.put(sample_grasps_for(job))

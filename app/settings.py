@@ -1,5 +1,5 @@
 """Persistent preferences (QSettings): recent files, window layout, dialogs not to show again,
-the length unit of each mesh file opened."""
+the length unit and the body chosen for each mesh file opened."""
 
 from __future__ import annotations
 
@@ -50,22 +50,31 @@ def set_ask_before_replacing_results(ask: bool) -> None:
     settings().setValue("ask_before_replacing_results", "true" if ask else "false")
 
 
-def _file_key(path: str | Path) -> str:
-    # QSettings keys may not hold path separators; a digest of the absolute path is one key.
-    import hashlib
+class FileChoice:
+    """A choice the user made for one file, remembered across sessions (a QSettings group,
+    keyed by a digest of the file's absolute path: keys may not hold path separators)."""
 
-    return "mesh_units/" + hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()
+    def __init__(self, group: str) -> None:
+        self.group = group
+
+    def _key(self, path: str | Path) -> str:
+        import hashlib
+
+        return f"{self.group}/" + hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()
+
+    def get(self, path: str | Path) -> str | None:
+        """The value chosen for `path` when it was last opened, if any."""
+        value = settings().value(self._key(path))
+        return str(value) if value else None
+
+    def set(self, path: str | Path, value: str | None) -> None:
+        """Remember `value` for `path` (None forgets it)."""
+        if value is None:
+            settings().remove(self._key(path))
+        else:
+            settings().setValue(self._key(path), value)
 
 
-def mesh_unit(path: str | Path) -> str | None:
-    """The length unit chosen for the mesh file `path` when it was last opened, if any."""
-    value = settings().value(_file_key(path))
-    return str(value) if value else None
-
-
-def set_mesh_unit(path: str | Path, unit: str | None) -> None:
-    """Remember the length unit of the mesh file `path` (None forgets it)."""
-    if unit is None:
-        settings().remove(_file_key(path))
-    else:
-        settings().setValue(_file_key(path), unit)
+# What is remembered per file: one declaration each.
+MESH_UNIT = FileChoice("mesh_units")  # length unit of a mesh file: "m", "cm", "mm", "inch"
+MESH_BODY = FileChoice("mesh_bodies")  # body of a file holding several: "0", "1", ... or "all"

@@ -116,3 +116,27 @@ class SampledGrasps:
     candidates: list
     error: str = ""
     seconds: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class DefaultGraspJob:
+    """Find the default grasp of `obj` for the gripper of `params`
+    (engine.analytic.ranking.default_grasp_for: through the centre when it fits, else the best
+    sampled grasp)."""
+
+    request: int
+    obj: RestingObject
+    params: SimulationParams
+    seed: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class DefaultGraspFound:
+    """The answer to a DefaultGraspJob: the grasp and how it was chosen, or (grasp None) the
+    engine's reason that no grasp fits, which names a preset whose stroke fits."""
+
+    request: int
+    grasp: Grasp | None
+    how: str = ""
+    error: str = ""
+    seconds: float = 0.0

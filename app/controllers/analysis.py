@@ -42,6 +42,12 @@ class AnalysisController(QObject):
         if d is None:
             return
         self.panel.set_pending()
+        if self.model.finding_default:
+            # A stand-in: the grasp found replaces it, and that one is checked. Answers about
+            # the grasp shown before are stale now.
+            self.checker.forget()
+            self.analysis.forget()
+            return
         force = self.model.closing_force_n
         key = (id(d), d.version)  # the object is sent again only when it changed
         self.checker.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)

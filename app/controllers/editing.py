@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QUndoStack
 
-from app.model import AppModel, EditState, safe_default_grasp
+from app.model import AppModel, EditState, provisional_default_grasp
 from app.model.events import Event
 from app.undo import StateCommand
 from engine.errors import GraspError, IpcGraspError
@@ -113,22 +113,24 @@ class EditController:
         return True
 
     def set_stable_pose(self, index: int) -> None:
-        """Rest the object in stable pose `index` with the default grasp (undoable)."""
+        """Rest the object in stable pose `index` with the default grasp (undoable; the
+        grasp is provisional until DefaultGraspController has found it in its worker)."""
         d = self.model.doc
         if d is None or index == d.pose_index:
             return
         from engine.scene.resting import rest_object
 
         obj = rest_object(d.mesh, index, density_kg_m3=d.density_kg_m3)
-        grasp = safe_default_grasp(obj, d.params)
+        grasp = provisional_default_grasp(obj, d.params)
         s = self.model.edit_state()
         self.push(replace(s, pose_index=index, grasp=grasp), f"rest on pose {index}")
 
     def default_grasp(self) -> None:
-        """Put the engine's default grasp back (undoable)."""
+        """Put the engine's default grasp back (undoable; found in a worker process by
+        DefaultGraspController, provisional until then)."""
         d = self.model.doc
         if d is not None:
-            self.set_grasp(safe_default_grasp(d.obj, d.params), "default grasp")
+            self.set_grasp(provisional_default_grasp(d.obj, d.params), "default grasp")
 
     def _complete(self, point: np.ndarray, normal: np.ndarray) -> AntipodalGrasp:
         d = self.model.doc

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu
 
 from app import mesh_units
 from app import settings as app_settings
+from app.controllers.default_grasp import FINDING
 from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
@@ -52,7 +53,7 @@ class OpenController:
         """Open the built-in 3 cm cube."""
         if not self.confirm_discard("open the example"):
             return False
-        return self.set_document(Document.open_object("cube"), "example cube")
+        return self.set_document(Document.open_object("cube", find_default=False), "example cube")
 
     def open_dialog(self) -> None:
         """File > Open."""
@@ -62,19 +63,25 @@ class OpenController:
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path, unit: str | None = None, ask_unit: bool = False) -> bool:
+    def open_path(
+        self, path: str | Path, unit: str | None = None, ask_unit: bool = False,
+        ask_body: bool = False,
+    ) -> bool:  # fmt: skip
         """Open a mesh file or a session; errors go to a dialog, never an exception.
 
         A mesh's length unit is `unit`, else the one chosen for this file before, else metres
         when that gives a graspable size; otherwise (or with `ask_unit`) the user chooses it,
-        with the unit its size suggests preselected. The choice is remembered per file."""
+        with the unit its size suggests preselected. A file holding several bodies opens the
+        body chosen for it before, else (or with `ask_body`) the user chooses one. Both choices
+        are remembered per file (app.settings.MESH_UNIT, MESH_BODY). The default grasp is found
+        in a worker process afterwards (DefaultGraspController)."""
         p = Path(path)
         if not self.confirm_discard("open another file"):
             return False
         if p.name.endswith(".json") or p.name.endswith(".ipcgrasp.npz"):
             return self.open_session(p)
         if unit is None:
-            unit = app_settings.mesh_unit(p) if not ask_unit else None
+            unit = app_settings.MESH_UNIT.get(p) if not ask_unit else None
             if unit is None:
                 extents = mesh_units.file_extents(p)
                 diagonal = math.hypot(*extents) if extents is not None else math.nan
@@ -83,16 +90,25 @@ class OpenController:
                     if unit is None:
                         self.ui.status(f"opening {p.name} cancelled")
                         return False
+        body: str | None = None
         try:
             try:
-                doc = Document.open_object(str(p), unit)
+                doc = Document.open_object(str(p), unit, find_default=False)
             except SeveralBodiesError as several:
                 bodies = [b for b in several.bodies if b.startswith("body ")]
-                body = self.ui.choose_body(p.name, bodies)
+                body = None if ask_body else app_settings.MESH_BODY.get(p)
+                if (
+                    body is not None
+                    and body != "all"
+                    and not (body.isdigit() and int(body) < len(bodies))
+                ):
+                    body = None  # the file has changed since: ask again
+                if body is None:
+                    body = self.ui.choose_body(p.name, bodies)
                 if body is None:
                     self.ui.status(f"opening {p.name} cancelled")
                     return False
-                doc = Document.open_object(str(p), unit, body=body)
+                doc = Document.open_object(str(p), unit, body=body, find_default=False)
         except MeshError as exc:
             self.ui.error("Cannot open the mesh", self._in_app_words(str(exc), p, unit))
             return False
@@ -106,9 +122,11 @@ class OpenController:
         ok = self.set_document(doc, p.name)
         if ok:
             self.add_recent(p)
+            if body is not None:
+                app_settings.MESH_BODY.set(p, body)
             if unit is not None:
-                app_settings.set_mesh_unit(p, unit)
-                self.ui.status(
+                app_settings.MESH_UNIT.set(p, unit)
+                self._status(
                     f"opened {p.name} in {mesh_units.UNIT_NAMES[unit]}: "
                     f"{mesh_units.size_text(tuple(np.ptp(doc.mesh.vertices, axis=0)), 'm')}; "
                     "File > Reopen with another unit changes it"
@@ -122,6 +140,21 @@ class OpenController:
             self.ui.status("the current object is not a mesh file: nothing to reopen")
             return False
         return self.open_path(d.spec_text, ask_unit=True)
+
+    def reopen_with_body(self) -> bool:
+        """File > Reopen with another body: open the current mesh file again asking which of
+        its bodies to open (a file with one body just opens again)."""
+        d = self.model.doc
+        if d is None or not Path(d.spec_text).is_file():
+            self.ui.status("the current object is not a mesh file: nothing to reopen")
+            return False
+        return self.open_path(d.spec_text, d.unit, ask_body=True)
+
+    def _status(self, text: str) -> None:
+        """Show `text`, saying so when the default grasp is still being found."""
+        if self.model.finding_default:
+            text += f"; {FINDING}"
+        self.ui.status(text)
 
     def _ask_unit(
         self, p: Path, extents: tuple[float, float, float], diagonal: float
@@ -198,7 +231,7 @@ class OpenController:
         self.clear_undo()
         self.model.set_document(doc, keep_run)
         self.set_title(label)
-        self.ui.status(
+        self._status(
             f"opened {label}: {len(doc.mesh.vertices)} vertices, {len(doc.poses)} stable poses"
         )
         return True

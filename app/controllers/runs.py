@@ -54,6 +54,9 @@ class RunController:
         if self.pool.is_running():
             self.ui.status("a simulation is already running (Esc cancels it)")
             return False
+        if m.finding_default:
+            self.ui.status("the default grasp is still being found: Simulate once it is shown")
+            return False
         if m.grasp_valid is False:
             self.ui.error("Invalid grasp", f"{m.grasp_reason}\n\nMove the grasp before simulating.")
             return False

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
+from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
 from engine.io.session import TrialRecord
 
@@ -103,7 +104,8 @@ class SceneController(QObject):
             self.viewport.show_object(self.model.doc.obj)
 
     def _on_grasp_changed(self) -> None:
-        self.grasp_dock.set_status(None, "", self.model.grasp_width_mm)
+        pending = FINDING if self.model.finding_default else "checking…"
+        self.grasp_dock.set_status(None, "", self.model.grasp_width_mm, pending)
         self.enter_edit_mode()
 
     def _on_grasp_checked(self, valid: bool, reason: str) -> None:

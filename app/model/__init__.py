@@ -4,7 +4,14 @@ Views and controllers import from here; nothing in this package imports Qt or VT
 """
 
 from app.model.app_model import AppModel
-from app.model.document import Document, Run, build_pad, safe_default_grasp
+from app.model.document import (
+    Document,
+    ProvisionalGrasp,
+    Run,
+    build_pad,
+    provisional_default_grasp,
+    safe_default_grasp,
+)
 from app.model.edit_state import EditState
 from app.model.events import Event
 from app.model.trial_series import TrialSeries
@@ -14,8 +21,10 @@ __all__ = [
     "Document",
     "EditState",
     "Event",
+    "ProvisionalGrasp",
     "Run",
     "TrialSeries",
     "build_pad",
+    "provisional_default_grasp",
     "safe_default_grasp",
 ]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.model.document import Document
+from app.model.document import Document, ProvisionalGrasp
 from app.model.edit_state import EditState
 from app.model.events import Event
 from app.model.pad_fields import Fields, PadFields
@@ -130,6 +130,12 @@ class AppModel:
         self.doc.dirty = False
         self.saved.emit(path)
 
+    @property
+    def finding_default(self) -> bool:
+        """The grasp is a stand-in (ProvisionalGrasp) while a worker finds the default grasp:
+        views show "finding a grasp", the analysis waits for the grasp found."""
+        return self.doc is not None and isinstance(self.doc.grasp, ProvisionalGrasp)
+
     # --- editing ------------------------------------------------------------------------------
     def edit_state(self) -> EditState:
         """The current editable state (what undo/redo snapshots)."""
@@ -147,7 +153,7 @@ class AppModel:
             return
         object_changed = False
         if s.pose_index != d.pose_index:
-            d.set_pose(s.pose_index)
+            d.set_pose(s.pose_index, find_default=False)  # the state's grasp follows
             object_changed = True
         if s.density_kg_m3 != d.density_kg_m3:
             d.set_density(s.density_kg_m3)

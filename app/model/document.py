@@ -71,15 +71,22 @@ class Document:
         params: SimulationParams | None = None,
         mesh: ObjectMesh | None = None,
         body: str | None = None,
+        find_default: bool = True,
     ) -> Document:
         """Load a mesh (or the built-in cube) resting in its most probable pose, with the
         default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
-        Raises MeshError/ParameterError/GraspError from the engine."""
+        With `find_default` False the grasp is a ProvisionalGrasp (milliseconds) that the
+        caller replaces once a worker process has found the default (the app does this:
+        finding it can take a second). Raises MeshError/ParameterError/GraspError."""
         mesh = mesh if mesh is not None else object_from_spec(spec_text, unit, body)
         params = params or SimulationParams()
         poses = stable_poses(mesh)
         obj = rest_object(mesh, 0)
-        grasp = safe_default_grasp(obj, params)
+        grasp = (
+            safe_default_grasp(obj, params)
+            if find_default
+            else provisional_default_grasp(obj, params)
+        )
         return cls(spec_text, unit, mesh, poses, 0, None, obj, grasp, params, TrialSpec(1, 0))
 
     @property
@@ -108,11 +115,16 @@ class Document:
         name = stem + tail
         return str(folder / name) if folder is not None else name
 
-    def set_pose(self, index: int) -> None:
-        """Rest the object in stable pose `index` and reset the grasp to the default."""
+    def set_pose(self, index: int, find_default: bool = True) -> None:
+        """Rest the object in stable pose `index` and reset the grasp to the default (with
+        `find_default` False: to a ProvisionalGrasp, or leave it to the caller to set)."""
         self.obj = rest_object(self.mesh, index, density_kg_m3=self.density_kg_m3)
         self.pose_index = index
-        self.grasp = safe_default_grasp(self.obj, self.params)
+        self.grasp = (
+            safe_default_grasp(self.obj, self.params)
+            if find_default
+            else provisional_default_grasp(self.obj, self.params)
+        )
         self.version += 1
 
     def set_density(self, density: float | None) -> None:
@@ -182,3 +194,29 @@ def safe_default_grasp(obj: RestingObject, params: SimulationParams) -> Grasp:
         return default_grasp_for(obj, params).grasp
     except GraspError:
         return Grasp(np.asarray(obj.center_of_mass, dtype=float), np.array([1.0, 0.0, 0.0]), 0.0)
+
+
+@dataclass(frozen=True)
+class ProvisionalGrasp(Grasp):
+    """A stand-in for the default grasp while a worker process finds it (the app's
+    DefaultGraspController replaces it, in the document and in the undo history, by the grasp
+    found). Nothing checks or predicts it meanwhile: it is drawn as "finding a grasp"."""
+
+    def resolved(self) -> Grasp:
+        """The same grasp as a plain Grasp (what stays when no grasp fits the gripper)."""
+        return Grasp(self.center.copy(), self.axis.copy(), self.approach_angle_rad)
+
+
+def provisional_default_grasp(obj: RestingObject, params: SimulationParams) -> ProvisionalGrasp:
+    """The grasp shown until the default is found: the top-down grasp through the centre of
+    mass along the narrowest horizontal extent (engine.grasp.default_grasp.default_grasp,
+    geometry only: about a millisecond, no simulator check), or, for an object too flat for
+    it, one through the centre of mass along x."""
+    from engine.errors import GraspError
+    from engine.grasp.default_grasp import default_grasp
+
+    try:
+        g = default_grasp(obj, pad_outline(params.pad, params.pad_edge_length_m))
+    except GraspError:
+        g = Grasp(np.asarray(obj.center_of_mass, dtype=float), np.array([1.0, 0.0, 0.0]), 0.0)
+    return ProvisionalGrasp(g.center, g.axis, g.approach_angle_rad)

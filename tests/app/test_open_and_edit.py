@@ -125,7 +125,7 @@ def test_a_mesh_in_centimetres_gets_the_unit_chooser(window, dialogs, tmp_path):
     np.testing.assert_allclose(
         sorted(np.ptp(window.doc.obj.vertices, axis=0)), [0.04, 0.04, 0.08], atol=1e-3
     )
-    assert app_settings.mesh_unit(path) == "cm"
+    assert app_settings.MESH_UNIT.get(path) == "cm"
     assert "opened can_cm.stl in centimetres" in window.status_label.text()
     # Opened again: the remembered unit, no question.
     assert window.opening.load_example()
@@ -135,7 +135,7 @@ def test_a_mesh_in_centimetres_gets_the_unit_chooser(window, dialogs, tmp_path):
     # Reopen with another unit: one step down the list is millimetres.
     _answer_unit_dialog(window, [Qt.Key.Key_Down], seen)
     window.reopen_unit_action.trigger()
-    assert window.doc.unit == "mm" and app_settings.mesh_unit(path) == "mm"
+    assert window.doc.unit == "mm" and app_settings.MESH_UNIT.get(path) == "mm"
     # Escape cancels and keeps the document.
     before = window.doc
     _answer_unit_dialog(window, [Qt.Key.Key_Escape], seen)

@@ -137,5 +137,5 @@ def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
     assert window.doc.to_session().object_repair.body_option == "1"
     before = window.doc
     QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Escape]))
-    assert not window.opening.open_path(path)
+    assert not window.opening.open_path(path, ask_body=True)  # the choice is remembered
     assert window.doc is before and "cancelled" in window.status_label.text()

@@ -47,14 +47,22 @@ def test_the_suggested_unit_makes_an_everyday_size(diagonal, unit):
     assert suggest_unit(diagonal) == unit
 
 
-def test_mesh_units_are_remembered_per_file(tmp_path, monkeypatch):
+def test_mesh_units_and_bodies_are_remembered_per_file(tmp_path, monkeypatch):
     from PySide6.QtCore import QSettings
 
     store = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     monkeypatch.setattr(app_settings, "settings", lambda: store)
     a, b = tmp_path / "a.stl", tmp_path / "b.stl"
-    assert app_settings.mesh_unit(a) is None
-    app_settings.set_mesh_unit(a, "cm")
-    assert app_settings.mesh_unit(a) == "cm" and app_settings.mesh_unit(b) is None
-    app_settings.set_mesh_unit(a, None)
-    assert app_settings.mesh_unit(a) is None
+    unit, body = app_settings.MESH_UNIT, app_settings.MESH_BODY
+    assert unit.get(a) is None and body.get(a) is None
+    unit.set(a, "cm")
+    body.set(a, "1")
+    assert unit.get(a) == "cm" and unit.get(b) is None
+    assert body.get(a) == "1" and body.get(b) is None
+    unit.set(a, None)
+    assert unit.get(a) is None and body.get(a) == "1"
+    # The unit's key is the one earlier versions wrote: units chosen before are kept.
+    import hashlib
+
+    store.setValue("mesh_units/" + hashlib.sha1(str(b.resolve()).encode()).hexdigest(), "mm")
+    assert unit.get(b) == "mm"

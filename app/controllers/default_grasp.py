@@ -1,0 +1,186 @@
+"""The default grasp, found in a worker process: a file opened or a resting pose chosen gets a
+ProvisionalGrasp at once, and the grasp found replaces it when the worker answers."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from app.model import AppModel, ProvisionalGrasp
+from app.sample_worker import sample_main
+from app.undo import StateCommand
+from app.worker_messages import DefaultGraspFound, DefaultGraspJob
+from app.worker_pump import Pump
+from app.workers import WorkerProcess
+from engine.grasp.default_grasp import THROUGH_CENTRE
+from engine.grasp.grasp import Grasp
+
+log = logging.getLogger(__name__)
+
+PUMP_INTERVAL_MS = 20
+NICE = 10
+"""The worker's niceness: below the GUI (0), so the event loop keeps the CPU it needs, and
+above the simulation and analysis workers (19), which on two cores would otherwise stretch a
+one-second search to several."""
+FINDING = "finding a grasp that fits the gripper…"
+"""What the status line and the grasp dock say while the default grasp is being found."""
+
+
+def in_app_words(message: str) -> str:
+    """The engine's reason that no grasp fits names command-line flags ("--gripper
+    franka_hand (Franka Hand, 80 mm)", "--stable-pose"); say them as the app does."""
+    message = re.sub(r"--gripper \S+ \(([^,()]+), ([^()]+)\)", r"the \1 (\2)", message)
+    message = message.replace(
+        "A gripper whose stroke fits:", "A gripper whose stroke fits (Parameters > Gripper):"
+    )
+    return message.replace("(--stable-pose)", "(Object and grasp > Resting pose)")
+
+
+class DefaultGraspController(QObject):
+    """Finds the default grasp (engine.analytic.ranking.default_grasp_for: through the centre
+    of mass when it fits, else the best sampled grasp: 0.2-1.5 s) in its own worker process,
+    never on the GUI thread.
+
+    Whenever the model's grasp is a ProvisionalGrasp (a file opened, a pose chosen, an undo
+    back to one), a job for it is sent; the newest job wins and the answer to any other is
+    ignored. The answer replaces that provisional grasp wherever it is: the document's grasp
+    and the states of the undo history (so undo and redo of "rest on pose K" give the grasp
+    found, and opening a file adds no undo step). When no grasp fits the gripper, the
+    provisional grasp stays as a plain Grasp (checked and drawn red) and the status line shows
+    the engine's reason, which names a preset whose stroke fits. A worker that dies is
+    restarted and the job sent again once.
+    """
+
+    def __init__(
+        self, model: AppModel, undo_stack: Any, ui: Any, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.undo_stack = undo_stack
+        self.ui = ui
+        self._worker: WorkerProcess | None = None
+        self._pump = Pump(self, PUMP_INTERVAL_MS, self._drain)
+        self._request = 0
+        self._target: ProvisionalGrasp | None = None  # the provisional grasp being resolved
+        self._job: DefaultGraspJob | None = None
+        self._resent = False
+        self.last_message = ""  # the status of the last answer (tests, tools)
+        self.results_ignored = 0  # answers that came for a stale request
+        model.document_changed.connect(lambda _doc: self._follow())
+        model.edited.connect(lambda _changed: self._follow())
+
+    @property
+    def busy(self) -> bool:
+        """True while a default grasp is being found."""
+        return self._target is not None
+
+    def start(self) -> None:
+        """Spawn the worker process now (the app does this at start: the first file opened
+        then waits for the search only, not for a new interpreter)."""
+        if self._worker is None or not self._worker.alive():
+            if self._worker is not None:
+                self._worker.close_queues()
+            self._worker = WorkerProcess("ipcgrasp-default-grasp")
+            self._worker.start(sample_main, self._worker.inbox, self._worker.outbox, NICE)
+        self._pump.start()
+
+    def shutdown(self) -> None:
+        """Stop polling and the worker process."""
+        self._pump.stop()
+        self._target = self._job = None
+        if self._worker is not None:
+            self._worker.stop(timeout_s=1.0)
+            self._worker = None
+
+    # --- requests -----------------------------------------------------------------------------
+    def _follow(self) -> None:
+        """Search for the current provisional grasp; forget a search the user has left."""
+        d = self.model.doc
+        grasp = None if d is None else d.grasp
+        if isinstance(grasp, ProvisionalGrasp):
+            if grasp is not self._target:
+                self._find(grasp)
+        elif self._target is not None:
+            # Another object, an undo, a grasp placed by hand: the answer will be stale.
+            log.info("default grasp search %d left: the grasp changed", self._request)
+            self._target = self._job = None
+
+    def _find(self, provisional: ProvisionalGrasp) -> None:
+        d = self.model.doc
+        assert d is not None
+        self.start()
+        assert self._worker is not None
+        self._request += 1
+        self._target = provisional
+        self._job = DefaultGraspJob(self._request, d.obj, d.params, 0)
+        self._resent = False
+        self._worker.send(self._job)
+        self.ui.status(
+            f"{FINDING[:-1]} ({d.params.preset.label}, {d.params.open_width_m * 1e3:.0f} mm)…"
+        )
+
+    # --- answers ------------------------------------------------------------------------------
+    def _drain(self) -> None:
+        worker = self._worker
+        if worker is None:
+            return
+        for msg in worker.drain():
+            if not isinstance(msg, DefaultGraspFound):
+                continue
+            if msg.request != self._request or self._target is None:
+                self.results_ignored += 1
+                log.info("ignored the default grasp of stale request %d", msg.request)
+                continue
+            self._answer(msg)
+        if not worker.alive():
+            self._worker_died(worker)
+
+    def _worker_died(self, worker: WorkerProcess) -> None:
+        how = worker.exit_description()
+        log.error("the default grasp process died (%s); restarting it", how)
+        job = self._job
+        self.start()  # a fresh process, also for later searches
+        if self._target is None or job is None:
+            return
+        if not self._resent:
+            self._resent = True
+            assert self._worker is not None
+            self._worker.send(job)
+            return
+        self._resolve(
+            self._target, self._target.resolved(), f"finding the default grasp failed: the worker "
+            f"process died twice ({how}); place a grasp with a right-click or Edit > Sample grasps",
+        )  # fmt: skip
+
+    def _answer(self, msg: DefaultGraspFound) -> None:
+        target = self._target
+        assert target is not None
+        if msg.grasp is None:
+            self._resolve(target, target.resolved(), in_app_words(msg.error))
+            return
+        if msg.how == THROUGH_CENTRE:
+            text = f"default grasp {THROUGH_CENTRE} (checked in {msg.seconds:.1f} s)"
+        else:
+            text = f"default grasp: the {msg.how}, found in {msg.seconds:.1f} s"
+        self._resolve(target, msg.grasp, text)
+
+    def _resolve(self, provisional: ProvisionalGrasp, grasp: Grasp, text: str) -> None:
+        """Put `grasp` where `provisional` is: in the undo history's states and, when it is
+        current, in the document (an edit that is not an undo step)."""
+        self._target = self._job = None
+        self.last_message = text
+        for k in range(self.undo_stack.count()):
+            cmd = self.undo_stack.command(k)
+            if isinstance(cmd, StateCommand):
+                if cmd.old.grasp is provisional:
+                    cmd.old = replace(cmd.old, grasp=grasp)
+                if cmd.new.grasp is provisional:
+                    cmd.new = replace(cmd.new, grasp=grasp)
+        d = self.model.doc
+        if d is not None and d.grasp is provisional:
+            self.model.apply_edit(replace(self.model.edit_state(), grasp=grasp))
+        self.ui.status(text)

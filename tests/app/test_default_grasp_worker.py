@@ -1,0 +1,197 @@
+"""The default grasp is found in a worker process (app.controllers.default_grasp), in the real
+window: the event loop keeps running while it is found, the grasp appears when the worker
+answers, an answer for an object or pose left before it came is ignored, no grasp fitting
+shows the engine's reason with a preset that fits; and the body chosen in a file with several
+is remembered for that file like its unit."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import trimesh
+from PySide6.QtCore import QTimer
+
+from app.controllers.default_grasp import FINDING
+from app.model import ProvisionalGrasp
+from engine.analytic.ranking import default_grasp_for
+from tests.engine import procedural_objects as po
+
+SEARCH_TIMEOUT_MS = 120_000
+
+
+def _write(mesh: trimesh.Trimesh, path):
+    return po.write_obj(np.asarray(mesh.vertices), np.asarray(mesh.faces), path)
+
+
+def _expected(doc):
+    """The engine's default grasp of `doc`'s object and pose, None when no grasp fits."""
+    from engine.errors import GraspError
+
+    try:
+        return default_grasp_for(doc.obj, doc.params).grasp
+    except GraspError:
+        return None
+
+
+def _same(a, b) -> bool:
+    return bool(
+        np.allclose(a.center, b.center)
+        and np.allclose(a.axis, b.axis)
+        and np.isclose(a.approach_angle_rad, b.approach_angle_rad)
+    )
+
+
+class Ticks:
+    """A QTimer ticking every 20 ms on the GUI thread, recording when each tick ran."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.timer = QTimer()
+        self.timer.setInterval(20)
+        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
+
+    def start(self) -> None:
+        self.times = [time.perf_counter()]
+        self.timer.start()
+
+    def stop(self) -> float:
+        """Stop; the longest gap between ticks in seconds."""
+        self.timer.stop()
+        self.times.append(time.perf_counter())
+        return float(np.max(np.diff(self.times)))
+
+
+def test_the_default_grasp_is_found_in_a_worker_while_the_gui_keeps_running(
+    window, qtbot, tmp_path
+):
+    """A 60 mm snowman: its grasp through the centre does not fit the YuMi's 50 mm, so the
+    default is the best sampled grasp, found in the worker process (about a second)."""
+    path = _write(po.sphere_stack(), tmp_path / "snowman.obj")
+    ticks = Ticks()
+    assert window.opening.open_path(path)
+    # The view's first render of the new object (about 0.1 s with software OpenGL) is drawing,
+    # not the grasp search: done now, so the ticks below measure the search alone.
+    window.viewport.render_now()
+    ticks.start()
+    doc = window.doc
+    provisional = doc.grasp
+    assert isinstance(provisional, ProvisionalGrasp) and window.model.finding_default
+    assert window.defaults.busy
+    assert FINDING in window.status_label.text()
+    assert window.grasp_dock.status_label.text() == FINDING
+    assert len(window.viewport._pad_actors) == 2  # the gripper is drawn at once
+    # Simulate waits for the grasp.
+    assert not window.runs.start_simulation()
+    started = time.perf_counter()
+    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+    took = time.perf_counter() - started
+    gap = ticks.stop()
+    assert took > 0.2, f"the search took {took:.2f} s: too short to show the loop kept running"
+    assert gap < 0.1, f"the event loop stopped for {gap * 1e3:.0f} ms while the grasp was found"
+    assert len(ticks.times) > took / 0.02 * 0.5  # it ticked, not just at the ends
+
+    # The grasp found is the engine's default, drawn and checked; opening adds no undo step.
+    assert window.doc is doc and not isinstance(doc.grasp, ProvisionalGrasp)
+    expected = default_grasp_for(doc.obj, doc.params)
+    assert expected.candidate is not None  # sampled: the centre grasp did not fit
+    assert _same(doc.grasp, expected.grasp)
+    assert "sampled grasps" in window.status_label.text()
+    assert window.undo_stack.count() == 0
+    qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
+    assert window.model.grasp_valid, window.model.grasp_reason
+
+
+def test_a_second_open_or_a_pose_change_before_the_answer_ignores_the_first(
+    window, qtbot, tmp_path
+):
+    first = _write(po.sphere_stack(), tmp_path / "snowman.obj")
+    second = _write(po.l_bracket(), tmp_path / "bracket.obj")
+    applied: list = []
+
+    def record() -> None:
+        applied.append((window.doc, window.doc.grasp))
+
+    window.model.grasp_changed.connect(record)
+    try:
+        ignored = window.defaults.results_ignored
+        assert window.opening.open_path(first)
+        qtbot.wait(150)  # the worker has taken the first job
+        assert window.model.finding_default
+        assert window.opening.open_path(second)
+        doc = window.doc
+        qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+        # The snowman's answer came (the worker finishes a job it has begun) and was ignored.
+        qtbot.waitUntil(lambda: window.defaults.results_ignored > ignored, timeout=10_000)
+        assert window.doc is doc
+        assert _same(doc.grasp, default_grasp_for(doc.obj, doc.params).grasp)
+        mine = [g for d, g in applied if d is doc]
+        assert len(mine) == 2 and isinstance(mine[0], ProvisionalGrasp)  # placeholder, found
+        pose0 = doc.grasp
+
+        # Another resting pose before its grasp is found, then back (undo) before that one is:
+        # each ends with its own pose's default, and redo gives the grasp found for pose 1.
+        window.editing.set_stable_pose(1)
+        assert window.model.finding_default
+        window.undo_action.trigger()
+        assert doc.pose_index == 0 and doc.grasp is pose0 and not window.model.finding_default
+        window.redo_action.trigger()
+        assert doc.pose_index == 1 and window.model.finding_default
+        provisional1 = doc.grasp
+        qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+        pose1, expected = doc.grasp, _expected(doc)
+        # (The bracket standing on its leg fits no grasp: the stand-in stays, as a Grasp.)
+        assert _same(pose1, provisional1 if expected is None else expected)
+        window.undo_action.trigger()
+        assert doc.grasp is pose0
+        window.redo_action.trigger()
+        assert doc.grasp is pose1 and not window.model.finding_default
+    finally:
+        window.model.grasp_changed.disconnect(record)
+
+
+def test_no_grasp_fitting_shows_the_engines_reason_naming_a_preset(window, qtbot, tmp_path):
+    """A 66 mm ball: no antipodal pair fits the YuMi's 50 mm opening; the Franka Hand's does."""
+    ball = trimesh.creation.icosphere(subdivisions=3, radius=0.033)
+    path = _write(ball, tmp_path / "ball.obj")
+    assert window.opening.open_path(path)
+    assert window.model.finding_default
+    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+    text = window.status_label.text()
+    assert text.startswith("no grasp fits the ABB YuMi smart gripper's 50 mm opening"), text
+    assert "A gripper whose stroke fits (Parameters > Gripper): the Franka Hand (80 mm)" in text
+    assert window.defaults.last_message == text
+    assert type(window.doc.grasp).__name__ == "Grasp"  # the stand-in stays, checked and red
+    qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
+    assert window.model.grasp_valid is False
+
+
+def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, monkeypatch):
+    from app import settings as app_settings
+
+    two = trimesh.util.concatenate(
+        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
+         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
+    )  # fmt: skip
+    path = tmp_path / "two.obj"
+    two.export(path)
+    asked: list[list[str]] = []
+    answers = ["1", "0"]
+
+    def choose_body(file_name: str, bodies: list[str]) -> str | None:
+        asked.append(bodies)
+        return answers.pop(0)
+
+    monkeypatch.setattr(window.ui, "choose_body", choose_body)
+    assert window.opening.open_path(path)
+    assert len(asked) == 1 and window.doc.mesh.repair.body == "1 of 2"
+    assert app_settings.MESH_BODY.get(path) == "1"
+    # Reopening (also from File > Open recent) opens body 1 again without asking.
+    assert window.opening.open_path(path)
+    assert len(asked) == 1 and window.doc.mesh.repair.body == "1 of 2"
+    np.testing.assert_allclose(window.doc.obj.volume_m3, 12e-6, rtol=1e-6)
+    # File > Reopen with another body asks, and the new choice is remembered.
+    window.reopen_body_action.trigger()
+    assert len(asked) == 2 and window.doc.mesh.repair.body == "0 of 2"
+    assert app_settings.MESH_BODY.get(path) == "0"
+    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
