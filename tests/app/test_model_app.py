@@ -224,3 +224,32 @@ def test_the_sample_worker_reports_why_nothing_fits():
     obj = rest_object(ObjectMesh(plate.vertices, plate.faces, "plate", "generated", None))
     reply = sample_grasps_for(SampleJob(3, obj, SimulationParams(), 5, 0))
     assert reply.candidates == [] and "--gripper franka_hand" in reply.error
+
+
+def test_a_provisional_default_grasp_until_a_worker_finds_it(cube):
+    """Document.open_object(find_default=False) and set_pose(find_default=False) give a
+    ProvisionalGrasp (geometry only, no simulator) that AppModel reports as finding_default;
+    an edit that sets a grasp ends it, and a pose edit takes the state's grasp without finding
+    the default again."""
+    from unittest import mock
+
+    from app.model import ProvisionalGrasp
+    from app.model import document as document_module
+
+    m = AppModel()
+    doc = Document.open_object("cube", mesh=cube.mesh, find_default=False)
+    assert isinstance(doc.grasp, ProvisionalGrasp)
+    # Where the engine's default is the centre grasp, the stand-in is that same grasp.
+    np.testing.assert_allclose(doc.grasp.center, cube.grasp.center)
+    np.testing.assert_allclose(doc.grasp.axis, cube.grasp.axis)
+    m.set_document(doc)
+    assert m.finding_default
+    plain = doc.grasp.resolved()
+    assert type(plain).__name__ == "Grasp" and np.array_equal(plain.center, doc.grasp.center)
+    m.apply_edit(replace(m.edit_state(), grasp=plain))
+    assert not m.finding_default
+    with mock.patch.object(document_module, "safe_default_grasp", side_effect=AssertionError):
+        m.apply_edit(replace(m.edit_state(), pose_index=1))  # undo/redo of a pose change
+        assert doc.pose_index == 1 and doc.grasp is plain
+        doc.set_pose(2, find_default=False)
+        assert isinstance(doc.grasp, ProvisionalGrasp) and m.finding_default
