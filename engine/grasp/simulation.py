@@ -147,8 +147,15 @@ class GraspSimulation:
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
+        stop, threshold = params.squeeze_stop()
+        grip_n = threshold if stop == "force" else params.preset.force_max_n
         self._state.kappa, self._kappa_max = initial_kappa(
-            s, self._state.u, params.time_step_s, params.dhat_m, float(s.mass.diagonal().mean())
+            s,
+            self._state.u,
+            params.time_step_s,
+            params.dhat_m,
+            float(s.mass.diagonal().mean()),
+            load_n=grip_n,
         )
 
     # --- input checks -------------------------------------------------------------------------

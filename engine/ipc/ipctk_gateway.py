@@ -137,6 +137,12 @@ def lagged_friction(
     return tangential
 
 
+def barrier_pair_force(distance: float, dhat: float, kappa: float) -> float:
+    """Normal force (N) of one contact pair of unit weight at `distance` (m)."""
+    b = ipctk.BarrierPotential(dhat, float(kappa))
+    return float(ipctk.barrier_force_magnitude(distance * distance, b.barrier, dhat, kappa, 0.0))
+
+
 def friction(eps_v_h: float) -> FrictionPotential:
     """The smoothed friction dissipative potential with its tangential threshold eps_v h (m)."""
     return ipctk.FrictionPotential(eps_v_h)
