@@ -10,6 +10,7 @@ from engine import schema
 from engine.analytic.params import AnalyticParams
 from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
 from engine.analytic.result import ModelResult
+from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp analyze` (scene, models, samples and AnalyticParams flags)."""
     p = sub.add_parser(
         "analyze",
-        help="quasi-static analytic models of one grasp (Soft Point, REACH, 6DFC, 6DLS, exact)",
+        help=help_of("analyze"),
         description=(
             "Evaluate one grasp with analytic contact models: the margin s* (largest multiple "
             "of the object's weight the contacts hold; success iff s* >= 1) on the nominal pose "

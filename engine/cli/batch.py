@@ -12,6 +12,7 @@ from engine.batch.progress import Progress, format_duration
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.runner import BatchSummary, RecyclePolicy, pending_tasks, run_batch
 from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
+from engine.cli.commands import help_of
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
@@ -90,7 +91,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp batch` (grasp table, models, backend, SimulationParams flags)."""
     p = sub.add_parser(
         "batch",
-        help="label many grasps (IPC and analytic models), resumable, local or Ray",
+        help=help_of("batch"),
         description=(
             "Run every (grasp, model, trial) task of GRASPS and append one row per finished task "
             "to --out. Running the same command again resumes: finished tasks are skipped."

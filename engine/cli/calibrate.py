@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine import schema
+from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
@@ -14,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp calibrate-psi` (scene, forces and SimulationParams flags)."""
     p = sub.add_parser(
         "calibrate-psi",
-        help="measure the pad strain energy Psi reached at given squeeze forces",
+        help=help_of("calibrate"),
         description=(
             "Squeeze (no lift) with a force-controlled stop at each force and print the pad "
             "strain energies Psi1, Psi2 reached, with a fit Psi = a F^b, so --psi-th can be "

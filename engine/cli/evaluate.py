@@ -8,6 +8,7 @@ import math
 import sys
 
 from engine.batch.results_store import read_results
+from engine.cli.commands import help_of
 from engine.errors import ParameterError
 from engine.evaluation.labels import (
     ModelPredictions,
@@ -32,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp evaluate` (results CSVs, labels, outputs)."""
     p = sub.add_parser(
         "evaluate",
-        help="score batch results against physical grasp outcomes (AP, AR, F1, Brier)",
+        help=help_of("evaluate"),
         description=METHOD,
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )

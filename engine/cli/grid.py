@@ -16,6 +16,7 @@ from engine.cli.batch import (
     load_table,
     params_from_args,
 )
+from engine.cli.commands import help_of
 from engine.errors import ParameterError
 from engine.evaluation.grid import grid_cells, markdown_table, values
 from engine.evaluation.labels import PhysicalLabel, load_labels, predictions_from_rows
@@ -29,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp grid` (batch flags without E and mu, --E/--mu lists, labels, out)."""
     p = sub.add_parser(
         "grid",
-        help="E x mu sensitivity sweep of the IPC model against physical labels",
+        help=help_of("grid"),
         description=(
             "Run the IPC batch for every (E, mu) pair into OUT/results.csv (resumable: run the same "
             "command again to continue), then write OUT/grid.md (F1, AP and AR tables like "

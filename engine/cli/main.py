@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 
 from engine import logs
-from engine.cli import analyze, batch, calibrate, evaluate, grid, sample, simulate
+from engine.cli.commands import COMMANDS
 from engine.errors import IpcGraspError
 from engine.version import build_id
 
 log = logging.getLogger(__name__)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
+    """The `ipcgrasp` parser with the arguments of `commands` (default: all of them).
+
+    Commands left out are still listed (name and help) but their modules are not imported,
+    so `--help` and `--version` stay instant.
+    """
     parser = argparse.ArgumentParser(
         prog="ipcgrasp",
         description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
@@ -28,18 +34,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-file", help="also append the log to this file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    simulate.add_parser(sub)
-    calibrate.add_parser(sub)
-    analyze.add_parser(sub)
-    batch.add_parser(sub)
-    evaluate.add_parser(sub)
-    grid.add_parser(sub)
-    sample.add_parser(sub)
+    wanted = list(COMMANDS) if commands is None else commands
+    for name, (module, help_text) in COMMANDS.items():
+        if name in wanted:
+            importlib.import_module(module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Only the commands named on the line are imported (a name may also be an option's value:
+    # importing one command too many is harmless).
+    parser = build_parser([word for word in argv if word in COMMANDS])
     args = parser.parse_args(argv)
     logs.configure(args.log_level, args.log_file)
     if args.command is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from engine import schema
 from engine.analytic.ranking import QUALITY_MODEL, analytic_params_for, margin_ranker
 from engine.batch.grasp_table import GraspSpec, write_grasp_table
+from engine.cli.commands import help_of
 from engine.errors import GraspError, ParameterError
 from engine.grasp.default_grasp import no_grasp_message
 from engine.grasp.params import SimulationParams
@@ -25,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp sample`."""
     p = sub.add_parser(
         "sample",
-        help="sample antipodal grasps that fit the gripper and write them as a grasp CSV",
+        help=help_of("sample"),
         description=(
             "Sample antipodal grasps of OBJECT in its resting pose: surface point pairs whose "
             "normals lie in each other's friction cone, within the gripper's stroke, at several "

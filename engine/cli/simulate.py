@@ -8,6 +8,7 @@ import math
 import sys
 
 from engine import schema
+from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
@@ -27,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp simulate` (scene, TrialSpec and SimulationParams flags, outputs)."""
     p = sub.add_parser(
         "simulate",
-        help="run squeeze-lift IPC trials of one grasp",
+        help=help_of("simulate"),
         description=(
             "Run squeeze-lift IPC trials of one grasp and report robustness. With --trials 1 "
             "(the default) the nominal grasp runs; with N >= 2, N perturbed poses."

@@ -1,0 +1,40 @@
+"""The `ipcgrasp` subcommands: name -> (module, one-line help), declared once.
+
+Kept free of heavy imports so `ipcgrasp --help` and `--version` start without loading numba,
+scipy, trimesh or ipctk; a command's module is imported only when that command runs.
+"""
+
+from __future__ import annotations
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "simulate": ("engine.cli.simulate", "run squeeze-lift IPC trials of one grasp"),
+    "calibrate": (
+        "engine.cli.calibrate",
+        "measure the pad strain energy Psi reached at given squeeze forces",
+    ),
+    "analyze": (
+        "engine.cli.analyze",
+        "quasi-static analytic models of one grasp (Soft Point, REACH, 6DFC, 6DLS, exact)",
+    ),
+    "batch": (
+        "engine.cli.batch",
+        "label many grasps (IPC and analytic models), resumable, local or Ray",
+    ),
+    "evaluate": (
+        "engine.cli.evaluate",
+        "score batch results against physical grasp outcomes (AP, AR, F1, Brier)",
+    ),
+    "grid": (
+        "engine.cli.grid",
+        "E x mu sensitivity sweep of the IPC model against physical labels",
+    ),
+    "sample": (
+        "engine.cli.sample",
+        "sample antipodal grasps that fit the gripper and write them as a grasp CSV",
+    ),
+}
+
+
+def help_of(name: str) -> str:
+    """The one-line help of command `name`."""
+    return COMMANDS[name][1]
