@@ -385,14 +385,13 @@ def test_changing_e_updates_the_predictions(window, qtbot):
         window.predictions_shown, timeout=120_000, check_params_cb=lambda r: r > first
     ):
         window.param_dock.e_spin.setValue(2e7)
-    assert (
-        window.predictions.request == window.analysis.latest_request
-        or "not available" in window.predictions.status.text()
+    assert window.predictions.request == window.analysis.latest_request, (
+        window.predictions.status.text()
     )
     rows = [window.predictions.table.item(r, 0).text() for r in range(4)]
     assert rows == ["Soft point", "REACH", "6DFC", "Exact area"]
     status = [window.predictions.table.item(r, 1).text() for r in range(4)]
-    assert all(s in ("yes", "no", "not available") for s in status)
+    assert all(s in ("yes", "no") for s in status), status
 
 
 def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
@@ -400,8 +399,8 @@ def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
     qtbot.waitUntil(
         lambda: panel.stage == "robust" or "not available" in panel.status.text(), timeout=120_000
     )
-    if not panel.results:
-        pytest.skip(f"analytic models not available: {panel.status.text()}")
+    # The dev install has the analytic models: "not available" here is a failure, not a skip.
+    assert panel.results, panel.status.text()
     assert panel.table.item(3, 1).text() in ("yes", "no")
     panel.table.selectRow(3)  # exact area contact: patches coloured by pressure
     panel.contacts_box.setChecked(True)
