@@ -97,8 +97,8 @@ class Viewport(QObject):
         self._candidate_picker.PickFromListOn()
         self._candidate_count = 0
         self._left_press: tuple[float, float] | None = None
-        self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_left_press)
-        self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_left_release)
+        self._left_observers: list[tuple[Any, int]] = []
+        self._watch_left_button()
         safe_keys(self.plotter)
 
     @property
@@ -428,6 +428,9 @@ class Viewport(QObject):
         pose = self._gizmo_pose
 
         def released(matrix: Any) -> None:
+            # The widget has just switched the interactor's style back (a drag uses a style
+            # of its own): glyph clicks need their observers on the new one.
+            self._watch_left_button()
             self.gizmo_moved.emit(np.asarray(matrix, dtype=float).copy())
 
         def moved(_matrix: Any) -> None:
@@ -436,6 +439,7 @@ class Viewport(QObject):
             self.request_render()
 
         self._gizmo = add_gizmo(self.plotter, self._plate_actors[0], pose, released, moved)
+        self._watch_left_button()  # enabling its picking may replace the style too
 
     def _sync_gizmo_followers(self) -> None:
         if self._gizmo is None or not self._plate_actors:
@@ -449,6 +453,23 @@ class Viewport(QObject):
             return
         self._gizmo.remove()
         self._gizmo = None
+        # Removing the gizmo disables pyvista's picking, which gives the interactor a new
+        # style: the release observer (pyvista registers release observers on the style) went
+        # with the old one, and clicks on sampled-grasp glyphs were ignored from then on.
+        self._watch_left_button()
+
+    def _watch_left_button(self) -> None:
+        """(Re-)register the left press/release observers of glyph clicks on the current style."""
+        for owner, tag in self._left_observers:
+            owner.RemoveObserver(tag)
+        iren = self.plotter.iren
+        press = iren.add_observer("LeftButtonPressEvent", self._on_left_press)
+        release = iren.add_observer("LeftButtonReleaseEvent", self._on_left_release)
+        owners = []
+        for tag, event in ((press, "LeftButtonPressEvent"), (release, "LeftButtonReleaseEvent")):
+            on_iren = iren._observers.get(tag) == event
+            owners.append((iren.interactor if on_iren else iren.style, tag))
+        self._left_observers = owners
 
     # --- sampled grasps ---------------------------------------------------------------------
     def show_candidates(self, candidates: list) -> None:

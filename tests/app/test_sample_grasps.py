@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
+from tests.app.test_open_and_edit import _drag, _screen_pos
 from tests.engine import procedural_objects as po
 
 
@@ -54,6 +55,21 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     # default is a sampled one, and the simulator's check accepts it.
     assert window.model.grasp_valid, window.model.grasp_reason
     default = window.doc.grasp
+
+    # A gizmo drag switches the interactor's style twice (pyvista's widget): glyph clicks
+    # must still work afterwards (they were ignored once the gizmo had been dragged).
+    vp = window.viewport
+    window.grasp_dock.gizmo_button.setChecked(True)
+    vp.render_now()
+    gizmo = vp._gizmo
+    k = int(np.argmax(np.abs(np.asarray(gizmo.axes)[:, 2])))  # the vertical arrow
+    start = _screen_pos(window, np.asarray(gizmo._arrows[k].center))
+    _drag(qtbot, vp, gizmo._arrows[k], [QPoint(start.x(), start.y() - 12 * i) for i in range(4)])
+    qtbot.waitUntil(lambda: window.doc.grasp is not default, timeout=5_000)  # the drag moved it
+    window.grasp_dock.gizmo_button.setChecked(False)
+    window.undo_stack.undo()
+    assert window.doc.grasp is default
+    qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
 
     window.sample_grasps_action.trigger()
     qtbot.waitUntil(lambda: len(window.model.candidates) > 0, timeout=120_000)
