@@ -60,3 +60,42 @@ def test_the_smaller_pad_energy_decides_when_one_pad_pushes_harder():
     sim, squeeze = _squeeze(obj, grasp, mu_ground=0.8)
     end = squeeze[-1]
     assert min(end.psi_j) >= PSI_TH, (end.psi_j, sim.result.reason)
+
+
+def _force_squeeze(obj, grasp: Grasp, psi_th: float):
+    params = SimulationParams(psi_th_j=psi_th, hold="force")
+    sim = GraspSimulation(obj, grasp.pose(), params, pad=build_pad(params))
+    squeeze = []
+    for f in sim.frames():
+        if f.phase != "squeeze":
+            sim.next_phase = f.phase  # type: ignore[attr-defined]
+            break
+        squeeze.append(f)
+    return sim, params, squeeze
+
+
+def test_force_controlled_psi_stop_lands_in_the_window_without_exceeding_the_gripper():
+    """With force-controlled jaws a Psi stop still ends with both pads in [Psi_th, 1.25 Psi_th],
+    and the servo never presses harder than the gripper's maximum force."""
+    obj = rest_object(builtin_cube(), 0, mass_kg=0.003)
+    grasp = default_grasp(obj, build_pad(SimulationParams()).outline)
+    _, params, squeeze = _force_squeeze(obj, grasp, PSI_TH)
+    end = np.array(squeeze[-1].psi_j)
+    assert PSI_TH <= end.min() <= (1 + OVERSHOOT) * PSI_TH
+    f_max = params.preset.force_max_n
+    momentum = params.finger_mass_kg * params.closing_speed_m_s / params.time_step_s
+    assert max(max(f.grip_force_n) for f in squeeze) <= 1.02 * f_max + momentum
+
+
+def test_a_psi_th_beyond_the_gripper_force_ends_the_squeeze_at_that_force():
+    """A real force-limited gripper cannot squeeze harder than its maximum: if Psi_th needs
+    more, the squeeze ends with the jaws at rest pressing with the gripper's force (the YuMi's
+    20 N), Psi below Psi_th, and the grasp goes on to the lift."""
+    obj = rest_object(builtin_cube(), 0, mass_kg=0.003)
+    grasp = default_grasp(obj, build_pad(SimulationParams()).outline)
+    sim, params, squeeze = _force_squeeze(obj, grasp, 1e-2)
+    grip = np.array(squeeze[-1].grip_force_n)
+    f_max = params.preset.force_max_n
+    assert np.all(np.abs(grip - f_max) <= 0.02 * f_max), grip
+    assert max(squeeze[-1].psi_j) < 1e-2
+    assert sim.next_phase == "lift"
