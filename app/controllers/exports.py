@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -196,9 +197,13 @@ class ExportController(QObject):
             self.ui.error("Export running", "Wait for the current export to finish.")
             return False
         p = Path(path)
+        # Rendered into a hidden partial file next to the target and renamed over it only when
+        # complete: a cancelled or failed export leaves an existing video untouched. The
+        # suffix stays last so the writer still picks the format from it.
+        partial = p.with_name(f".{p.stem}.partial{p.suffix}")
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
-            with open(p, "wb"):
+            with open(partial, "wb"):
                 pass
         except OSError as exc:
             self.ui.error(
@@ -219,7 +224,7 @@ class ExportController(QObject):
         if width is not None and width > 0:  # the view's aspect (and so its framing) at `width`
             w, h = int(width), max(16, round(int(width) * h / max(w, 1)))
         job = VideoJob(
-            str(p), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
+            str(partial), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
             list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,
             f"trial {rec.trial}", self.viewport.view_angle_deg(),
             self.viewport.field_title() if fields is not None else "",
@@ -231,7 +236,10 @@ class ExportController(QObject):
         dialog.setMinimumDuration(0)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         pump = Pump(self, VIDEO_POLL_MS, self._poll_video)
-        self.video = {"worker": worker, "dialog": dialog, "pump": pump, "path": str(p)}
+        self.video = {
+            "worker": worker, "dialog": dialog, "pump": pump, "path": str(p),
+            "partial": str(partial),
+        }  # fmt: skip
         self.last_export = None
         dialog.canceled.connect(worker.cancel.set)
         pump.start()
@@ -264,9 +272,17 @@ class ExportController(QObject):
         v["dialog"].reset()
         v["dialog"].deleteLater()
         v["worker"].stop(timeout_s=2.0)
+        partial = Path(v["partial"])
         if msg[0] == "done":
-            self.last_export = {"path": msg[1], "frames": msg[2], "error": ""}
-            self.ui.status(f"video written to {msg[1]} ({msg[2]} frames)")
+            try:
+                os.replace(partial, v["path"])
+            except OSError as exc:
+                msg = ("error", f"cannot move the rendered video to {v['path']}: {exc.strerror}")
+        if msg[0] != "done":
+            partial.unlink(missing_ok=True)
+        if msg[0] == "done":
+            self.last_export = {"path": v["path"], "frames": msg[2], "error": ""}
+            self.ui.status(f"video written to {v['path']} ({msg[2]} frames)")
         elif msg[0] == "cancelled":
             self.last_export = {"path": v["path"], "frames": msg[1], "error": "cancelled"}
             self.ui.status("video export cancelled")

@@ -46,6 +46,22 @@ def test_export_video_reads_back_with_every_frame(short_run, qtbot, tmp_path, su
     assert frames[0].std() > 5  # not a blank frame
 
 
+def test_a_cancelled_export_leaves_the_existing_video_untouched(short_run, qtbot, tmp_path):
+    """The video is rendered into a hidden partial file and renamed over the target only when
+    complete: cancelling keeps the user's previous file byte for byte and leaves no partial."""
+    w = short_run
+    path = tmp_path / "trial0.mp4"
+    path.write_bytes(b"the previous export")
+    assert w.exports.export_video(path, fps=10)
+    assert path.read_bytes() == b"the previous export"  # not truncated when the export starts
+    w.exports.video["worker"].cancel.set()
+    qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
+    assert w.exports.last_export["error"] in ("cancelled", ""), w.exports.last_export
+    if w.exports.last_export["error"] == "cancelled":
+        assert path.read_bytes() == b"the previous export"
+    assert [q.name for q in tmp_path.iterdir()] == ["trial0.mp4"]  # no partial file left
+
+
 def test_export_video_to_an_unwritable_path_is_an_error(short_run, dialogs):
     assert not short_run.exports.export_video("/proc/forbidden/x.mp4")
     assert dialogs.kinds() == ["critical"]
