@@ -95,51 +95,40 @@ class Feedback:
     ) -> str | None:
         """Ask which length unit `file_name` is in. `choices` are (unit, text shown), e.g.
         ("mm", "millimetres: 40 x 40 x 80 mm"); `suggested` is preselected. None if cancelled."""
-        dialog = QDialog(self.parent)
-        dialog.setWindowTitle("Mesh units")
-        layout = QVBoxLayout(dialog)
-        text = QLabel(
+        text = (
             f"{file_name} does not say which length unit it is in. Choose the unit it was "
             "saved in; the object's size in each unit is shown." + (f"\n\n{note}" if note else "")
         )
-        text.setWordWrap(True)
-        layout.addWidget(text)
-        combo = QComboBox(dialog)
-        for unit, shown in choices:
-            combo.addItem(shown, unit)
-        combo.setCurrentIndex(max(0, [u for u, _ in choices].index(suggested)))
-        layout.addWidget(combo)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
-        )
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        layout.addWidget(buttons)
-        combo.setFocus()
-        self.unit_dialog = dialog  # tests answer it with real keys
-        try:
-            accepted = dialog.exec() == QDialog.DialogCode.Accepted
-            return str(combo.currentData()) if accepted else None
-        finally:
-            self.unit_dialog = None
-            dialog.deleteLater()
+        index = max(0, [u for u, _ in choices].index(suggested))
+        return self._choose("Mesh units", text, choices, index, "unit_dialog")
 
     def choose_body(self, file_name: str, bodies: list[str]) -> str | None:
         """Ask which body of `file_name` to open: "0", "1", ... (the `bodies` lines, largest
         first) or "all" (one rigid object). None if cancelled."""
-        dialog = QDialog(self.parent)
-        dialog.setWindowTitle("Several bodies")
-        layout = QVBoxLayout(dialog)
-        text = QLabel(
+        text = (
             f"{file_name} holds {len(bodies)} separate bodies. Nothing joins them, so choose "
             "the one to grasp (or keep them together as one rigid object)."
         )
-        text.setWordWrap(True)
-        layout.addWidget(text)
+        choices = [(str(k), line) for k, line in enumerate(bodies)]
+        choices.append(("all", "all of them, as one rigid object"))
+        return self._choose("Several bodies", text, choices, 0, "body_dialog")
+
+    def _choose(
+        self, title: str, text: str, choices: list[tuple[str, str]], index: int, attr: str
+    ) -> str | None:
+        """A modal dialog with `text` and a list of (value, text shown), `index` preselected;
+        the value chosen, or None if cancelled. While it is open it is `self.<attr>`, so tests
+        can answer it with real keys."""
+        dialog = QDialog(self.parent)
+        dialog.setWindowTitle(title)
+        layout = QVBoxLayout(dialog)
+        label = QLabel(text)
+        label.setWordWrap(True)
+        layout.addWidget(label)
         combo = QComboBox(dialog)
-        for k, line in enumerate(bodies):
-            combo.addItem(line, str(k))
-        combo.addItem("all of them, as one rigid object", "all")
+        for value, shown in choices:
+            combo.addItem(shown, value)
+        combo.setCurrentIndex(index)
         layout.addWidget(combo)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
@@ -148,12 +137,12 @@ class Feedback:
         buttons.rejected.connect(dialog.reject)
         layout.addWidget(buttons)
         combo.setFocus()
-        self.body_dialog = dialog  # tests answer it with real keys
+        setattr(self, attr, dialog)
         try:
             accepted = dialog.exec() == QDialog.DialogCode.Accepted
             return str(combo.currentData()) if accepted else None
         finally:
-            self.body_dialog = None
+            setattr(self, attr, None)
             dialog.deleteLater()
 
     def video_options(self, width: int, height: int, fps: int) -> tuple[int, int] | None:
