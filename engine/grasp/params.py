@@ -422,6 +422,13 @@ class SimulationParams:
             return "psi", self.psi_th_j
         return "force", self.preset.force_max_n
 
+    @property
+    def squeeze_force_cap_n(self) -> float:
+        """The most a force-controlled squeeze presses with per jaw (N): its force stop, or for
+        a Psi stop the gripper's maximum force."""
+        stop, threshold = self.squeeze_stop()
+        return threshold if stop == "force" else self.preset.force_max_n
+
     def validate(self) -> SimulationParams:
         """Raise ParameterError naming the first bad field and its valid range; return self."""
         check_fields(self)

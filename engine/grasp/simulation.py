@@ -147,15 +147,13 @@ class GraspSimulation:
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
-        stop, threshold = params.squeeze_stop()
-        grip_n = threshold if stop == "force" else params.preset.force_max_n
         self._state.kappa, self._kappa_max = initial_kappa(
             s,
             self._state.u,
             params.time_step_s,
             params.dhat_m,
             float(s.mass.diagonal().mean()),
-            load_n=grip_n,
+            load_n=params.squeeze_force_cap_n,
         )
 
     # --- input checks -------------------------------------------------------------------------
@@ -442,7 +440,7 @@ class GraspSimulation:
         # the squeeze can never overshoot the force. The paper's position-driven jaws
         # (hold="position") keep closing on position throughout.
         force_drive = p.hold == "force"
-        force_cap = threshold if use_force else p.preset.force_max_n
+        force_cap = p.squeeze_force_cap_n
         settled_steps = 0
         for _ in range(p.max_steps):
             st = self._state

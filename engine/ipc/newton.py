@@ -80,20 +80,14 @@ class LdlFactor:
     (~1 MB each time; a trial with a hundred indefinite Newton matrices grew by 135 MB).
     """
 
-    def __init__(self, h: sp.csr_matrix | None) -> None:
-        if h is not None:
-            self._set(qdldl.Solver(sp.triu(h, format="csc"), upper=True))
-
-    def _set(self, solver: qdldl.Solver) -> None:
+    def __init__(self, solver: qdldl.Solver) -> None:
         self._solver = solver
         self.definite = bool(np.all(solver.factors()[1] > 0))
 
     @classmethod
-    def wrap(cls, solver: qdldl.Solver) -> LdlFactor | None:
-        """The factor held by `solver`, or None when the matrix is not positive definite."""
-        out = cls(None)
-        out._set(solver)
-        return out if out.definite else None
+    def of(cls, h: sp.csr_matrix) -> LdlFactor:
+        """A fresh factorisation of h (symbolic and numeric)."""
+        return cls(qdldl.Solver(sp.triu(h, format="csc"), upper=True))
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """x with H x = rhs."""
@@ -132,7 +126,7 @@ class PatternLdl:
                         solver.update(template, upper=True)
                 except (RuntimeError, ValueError):
                     return None
-                return LdlFactor.wrap(solver)
+                return _definite(LdlFactor(solver))
             keys_all = np.union1d(union, keys)
         else:
             keys_all = keys
@@ -143,15 +137,18 @@ class PatternLdl:
             (np.zeros(len(keys_all)), rows.astype(np.int32), indptr), shape=(n, n)
         )
         template.data[np.searchsorted(keys_all, keys)] = up.data
+        self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
         try:
             with _c_output_silenced():
                 solver = qdldl.Solver(template, upper=True)
         except (RuntimeError, ValueError):
             return None
-        finally:
-            self._by_n.pop(n, None)
         self._by_n[n] = (keys_all, template, solver)
-        return LdlFactor.wrap(solver)
+        return _definite(LdlFactor(solver))
+
+
+def _definite(factor: LdlFactor) -> LdlFactor | None:
+    return factor if factor.definite else None
 
 
 def factor_spd(h: sp.csr_matrix, expect_failure: bool = False) -> SpdFactor | LdlFactor | None:
@@ -162,8 +159,7 @@ def factor_spd(h: sp.csr_matrix, expect_failure: bool = False) -> SpdFactor | Ld
     try:
         if expect_failure:
             with _c_output_silenced():
-                ldl = LdlFactor(h)
-            return ldl if ldl.definite else None
+                return _definite(LdlFactor.of(h))
         return SpdFactor(h)
     except (RuntimeError, ValueError):
         return None

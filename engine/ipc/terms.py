@@ -318,10 +318,6 @@ class ActuatorTerm:
         """s: each jaw's closing travel beyond the reference (m)."""
         return self.reduction.closing_travel(u, self.reference)
 
-    def _lag(self, u: np.ndarray) -> float:
-        assert self.command_m is not None
-        return self.travel(u) - self.command_m
-
     def value(self, u: np.ndarray) -> float:
         """Actuator work and finger inertia (J)."""
         s = self.travel(u)
@@ -344,9 +340,9 @@ class ActuatorTerm:
         servo = f / self.e0 * e if abs(e) <= self.e0 else f * np.sign(e)
         return 2.0 * float(servo) + inertia
 
-    def reduced_hessian(self, u: np.ndarray | None = None) -> float:
+    def reduced_hessian(self, u: np.ndarray) -> float:
         """d^2E/ds^2 (N/m)."""
-        if self.command_m is None or u is None:
+        if self.command_m is None:
             return self.k
-        stiff = abs(self._lag(u)) <= self.e0
+        stiff = abs(self.travel(u) - self.command_m) <= self.e0
         return self.k + (2.0 * self.force_n / self.e0 if stiff else 0.0)
