@@ -169,10 +169,7 @@ def test_no_grasp_fitting_shows_the_engines_reason_naming_a_preset(window, qtbot
 def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, monkeypatch):
     from app import settings as app_settings
 
-    two = trimesh.util.concatenate(
-        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
-         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
-    )  # fmt: skip
+    two = po.two_boxes()
     path = tmp_path / "two.obj"
     two.export(path)
     asked: list[list[str]] = []

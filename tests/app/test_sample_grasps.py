@@ -118,15 +118,11 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
 def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
     """Two separate boxes in one file: the app lists them (largest first) and opens the chosen
     one; the session records that body; Escape cancels."""
-    import trimesh
     from PySide6.QtCore import QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QComboBox
 
-    two = trimesh.util.concatenate(
-        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
-         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
-    )  # fmt: skip
+    two = po.two_boxes()
     path = tmp_path / "two.obj"
     two.export(path)
     seen: list = []

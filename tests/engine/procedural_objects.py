@@ -258,6 +258,15 @@ def damaged(mesh: trimesh.Trimesh, seed: int = 0, slivers: int = 3, flipped: int
     return vertices, faces
 
 
+def two_boxes() -> trimesh.Trimesh:
+    """Two separate boxes in one mesh (40 x 30 x 30 mm and 30 x 20 x 20 mm, 70 mm apart): two
+    real bodies that must be refused or chosen, never merged."""
+    return trimesh.util.concatenate(
+        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
+         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
+    )  # fmt: skip
+
+
 def write_obj(vertices: np.ndarray, faces: np.ndarray, path: Path) -> Path:
     """Write an OBJ exactly as given (an exporter would merge and reorder)."""
     lines = [f"v {x:.9f} {y:.9f} {z:.9f}" for x, y, z in vertices]
@@ -288,10 +297,7 @@ def write_all(folder: Path) -> dict[str, Path]:
     out["damaged_ball"] = write_obj(v, f, folder / "damaged_ball.obj")
     v, f = damaged(l_bracket(), seed=2, hole=False)
     out["damaged_bracket"] = write_obj(v, f, folder / "damaged_bracket.obj")
-    two = trimesh.util.concatenate(
-        [trimesh.creation.box(extents=[0.04, 0.03, 0.03]),
-         trimesh.creation.box(extents=[0.03, 0.02, 0.02]).apply_translation([0.07, 0, 0])]
-    )  # fmt: skip
+    two = two_boxes()
     out["two_parts"] = write_obj(
         np.asarray(two.vertices), np.asarray(two.faces), folder / "two_parts.obj"
     )
