@@ -409,6 +409,26 @@ def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
     assert window.viewport._contact_names == []
 
 
+def _open_and_view(window, path, view: tuple[float, float, float]) -> trimesh.Trimesh:
+    """Open the mesh at `path`, look at it along `view` (z up) and return its surface as
+    loaded (resting frame)."""
+    assert window.opening.open_path(path)
+    vp, p = window.viewport, window.viewport.plotter
+    p.view_vector(view, viewup=(0.0, 0.0, 1.0))
+    p.reset_camera()
+    vp.render_now()
+    d = window.doc
+    return trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
+
+
+def _record_status(window) -> tuple[list[str], object]:
+    """Status-line texts from now on (and the original status function, to restore)."""
+    statuses: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    return statuses, status
+
+
 def test_right_clicks_on_a_can_place_grasps_on_its_curved_side(window, qtbot, tmp_path):
     """Issue 15: real right clicks at random visible points of a 40 x 80 mm can. Where the can
     fits in the default 50 mm opening (its curved side: 40 mm across) a grasp is placed with
@@ -417,20 +437,14 @@ def test_right_clicks_on_a_can_place_grasps_on_its_curved_side(window, qtbot, tm
 
     path = tmp_path / "can.stl"
     trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
-    assert window.opening.open_path(path)
+    surface = _open_and_view(window, path, (1.0, -0.6, 0.5))
     d = window.doc
     assert d.params.open_width_m == pytest.approx(0.05)
-    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
     long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
     vp, p = window.viewport, window.viewport.plotter
-    p.view_vector((1.0, -0.6, 0.5), viewup=(0.0, 0.0, 1.0))
-    p.reset_camera()
-    vp.render_now()
     picks: list[tuple[np.ndarray, np.ndarray]] = []
     vp.picked.connect(lambda point, normal: picks.append((point, normal)))
-    statuses: list[str] = []
-    status = window.ui.status
-    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    statuses, status = _record_status(window)
     rng = np.random.default_rng(15)
     side, ends, misses = 0, 0, 0
     try:
@@ -490,13 +504,8 @@ def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_pat
     reason; off the object, nothing. The click then places exactly the previewed grasp."""
     path = tmp_path / "can.stl"
     trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
-    assert window.opening.open_path(path)
+    surface = _open_and_view(window, path, (1.0, -0.6, 0.5))
     vp, p = window.viewport, window.viewport.plotter
-    p.view_vector((1.0, -0.6, 0.5), viewup=(0.0, 0.0, 1.0))
-    p.reset_camera()
-    vp.render_now()
-    d = window.doc
-    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
     long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
     centre = surface.bounds.mean(axis=0)
     # A point on the curved side facing the camera, and one on the top end.
@@ -507,9 +516,7 @@ def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_pat
     side = centre + 0.02 * side_dir
     end = centre.copy()
     end[long_axis] = surface.bounds[1][long_axis] - 1e-9
-    statuses: list[str] = []
-    status = window.ui.status
-    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    statuses, status = _record_status(window)
     try:
         _mouse_move(p, _screen_pos(window, side))
         qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
@@ -556,18 +563,11 @@ def test_right_clicks_place_grasps_on_curved_and_concave_objects(window, qtbot, 
     name, make = shape
     path = tmp_path / f"{name}.stl"
     make().export(path)
-    assert window.opening.open_path(path)
-    d = window.doc
-    surface = trimesh.Trimesh(d.obj.vertices, d.obj.faces, process=False)
+    surface = _open_and_view(window, path, (1.0, -0.6, 0.8))
     vp, p = window.viewport, window.viewport.plotter
-    p.view_vector((1.0, -0.6, 0.8), viewup=(0.0, 0.0, 1.0))
-    p.reset_camera()
-    vp.render_now()
     picks: list[tuple[np.ndarray, np.ndarray]] = []
     vp.picked.connect(lambda point, normal: picks.append((point, normal)))
-    statuses: list[str] = []
-    status = window.ui.status
-    window.ui.status = lambda text, log_it=True: (statuses.append(text), status(text, log_it))
+    statuses, status = _record_status(window)
     rng = np.random.default_rng(7)
     exists = placed = clicks = 0
     steps = np.linspace(2e-4, 0.05 - 2e-4, 250)
