@@ -28,6 +28,7 @@ from engine.analytic.contact_points import (
     object_geometry,
 )
 from engine.analytic.contact_profile import check_clearance, check_patch, contact_profile
+from engine.analytic.model_names import MODELS, NOMINAL_ONLY
 from engine.analytic.params import AnalyticParams
 from engine.analytic.resistance_lp import Margin
 from engine.analytic.result import ModelResult, wilson_interval
@@ -39,8 +40,6 @@ from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadOutline
 from engine.scene.resting import RestingObject
 
-MODELS = ("soft_point", "reach", "6dfc", "6dls", "exact")
-NOMINAL_ONLY = frozenset({"6dls"})  # seconds per grasp: a detail view, not Monte-Carlo
 _POINT_MODELS = frozenset({"soft_point"})
 
 

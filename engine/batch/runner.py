@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from engine import logs
 from engine.batch.progress import Progress
+from engine.batch.recycle import RecyclePolicy
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
 
@@ -53,20 +54,6 @@ class BatchSummary:
     interrupted: bool
     largest_worker_mb: float = 0.0  # the largest memory high-water mark a worker reported
     recycled_workers: int = 0
-
-
-@dataclass(frozen=True)
-class RecyclePolicy:
-    """When a worker process is replaced by a fresh one (0 disables a limit)."""
-
-    max_tasks: int = 200  # tasks per worker (~30 min of IPC trials)
-    max_memory_mb: float = 2048.0  # resident memory after a task (local pool only)
-
-    def due(self, tasks: int, rss_mb: float) -> bool:
-        """Whether a worker that ran `tasks` tasks and holds `rss_mb` must be replaced."""
-        return bool(self.max_tasks and tasks >= self.max_tasks) or bool(
-            self.max_memory_mb and rss_mb > self.max_memory_mb
-        )
 
 
 @dataclass

@@ -38,6 +38,7 @@ import numpy as np
 
 from engine import schema
 from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
+from engine.batch.model_names import IPC, MODELS, MUJOCO, NOMINAL_ONLY_MODELS, TRIAL_MODELS
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -53,13 +54,6 @@ if TYPE_CHECKING:
     from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
-
-IPC = "ipc"
-ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
-MUJOCO = "mujoco"
-TRIAL_MODELS = (IPC, MUJOCO)  # one task per planned trial, rows reduced by mean success
-MODELS = (IPC, *ANALYTIC_MODELS, MUJOCO)
-NOMINAL_ONLY_MODELS = ("6dls",)  # too slow for robustness sampling: not offered in batches
 
 STATUS_OK = "ok"
 STATUS_ERROR = "error"

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING
 
 from engine import schema
+from engine.analytic.model_names import MODELS
 from engine.analytic.params import AnalyticParams
-from engine.analytic.pipeline import MODELS, analyze_grasp, check_models
-from engine.analytic.result import ModelResult
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
-from engine.grasp.params import SimulationParams
-from engine.io.results_csv import context_columns, open_results_writer
-from engine.io.safe_write import refuse_existing
-from engine.scene.resting import RestingObject
+
+if TYPE_CHECKING:
+    from engine.analytic.result import ModelResult
+    from engine.scene.resting import RestingObject
 
 RESULT_COLUMNS = (
     "model",
@@ -61,6 +61,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Analyze one grasp with the chosen models; print (and optionally write) a row per model."""
+    from engine.analytic.pipeline import analyze_grasp, check_models
+    from engine.grasp.params import SimulationParams
+    from engine.io.results_csv import context_columns, open_results_writer
+    from engine.io.safe_write import refuse_existing
+
     params = schema.from_args(AnalyticParams, args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:

@@ -5,19 +5,23 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from engine import schema
-from engine.batch.grasp_table import GraspTable, read_grasp_table
-from engine.batch.progress import Progress, format_duration
-from engine.batch.results_store import ResultsStore, ResumeInfo
-from engine.batch.runner import BatchSummary, RecyclePolicy, pending_tasks, run_batch
-from engine.batch.tasks import MODELS, BatchConfig, Task, make_tasks, parse_models
+from engine.batch.model_names import MODELS
+from engine.batch.recycle import RecyclePolicy
 from engine.cli.commands import help_of
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
-from engine.grasp.trials import TrialSpec
+from engine.grasp.trial_plan import TrialSpec
 from engine.mujoco_baseline.params import MujocoParams
 from engine.version import build_id
+
+if TYPE_CHECKING:
+    from engine.batch.grasp_table import GraspTable
+    from engine.batch.results_store import ResumeInfo
+    from engine.batch.runner import BatchSummary
+    from engine.batch.tasks import BatchConfig, Task
 
 
 def add_batch_arguments(
@@ -115,6 +119,8 @@ def config_from_args(
     args: argparse.Namespace, models: tuple[str, ...], params: SimulationParams
 ) -> BatchConfig:
     """The batch-wide settings from the flags."""
+    from engine.batch.tasks import BatchConfig
+
     if args.workers is not None and args.workers < 0:
         raise ParameterError(f"--workers must be >= 0 (got {args.workers})")
     return BatchConfig(
@@ -129,6 +135,8 @@ def config_from_args(
 
 def load_table(args: argparse.Namespace) -> GraspTable:
     """The grasp table of `args.grasps` (with --backend ray, fails first if Ray is missing)."""
+    from engine.batch.grasp_table import read_grasp_table
+
     if args.backend == "ray":
         from engine.batch.ray_backend import import_ray
 
@@ -142,6 +150,10 @@ def execute(
     args: argparse.Namespace, table: GraspTable, tasks: list[Task], out: str, prog: str
 ) -> BatchSummary:
     """Open (or resume) `out`, run the tasks with a progress bar, print a summary."""
+    from engine.batch.progress import Progress, format_duration
+    from engine.batch.results_store import ResultsStore
+    from engine.batch.runner import pending_tasks, run_batch
+
     for note in table.warnings:
         print(f"{prog}: note: {note}", file=sys.stderr)
     if table.errors:
@@ -272,6 +284,8 @@ def _report_resume(
 
 def run(args: argparse.Namespace) -> int:
     """Run (or resume) the batch into `args.out`; exit status 130 when interrupted."""
+    from engine.batch.tasks import make_tasks, parse_models
+
     models = parse_models(args.models)
     params = params_from_args(args)
     config = config_from_args(args, models, params)

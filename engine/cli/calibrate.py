@@ -7,7 +7,6 @@ import argparse
 from engine import schema
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.grasp.calibration import fit_power_law, psi_for_forces
 from engine.grasp.params import SimulationParams
 
 
@@ -15,7 +14,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `ipcgrasp calibrate-psi` (scene, forces and SimulationParams flags)."""
     p = sub.add_parser(
         "calibrate-psi",
-        help=help_of("calibrate"),
+        help=help_of("calibrate-psi"),
         description=(
             "Squeeze (no lift) with a force-controlled stop at each force and print the pad "
             "strain energies Psi1, Psi2 reached, with a fit Psi = a F^b, so --psi-th can be "
@@ -43,6 +42,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Squeeze to each force, print Psi1, Psi2 reached and the fit Psi = a F^b."""
+    from engine.grasp.calibration import fit_power_law, psi_for_forces
+
     obj, _ = object_from_args(args)
     params = schema.from_args(SimulationParams, args)
     grasp = grasp_from_args(args, obj, params)

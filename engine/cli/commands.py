@@ -1,14 +1,19 @@
 """The `ipcgrasp` subcommands: name -> (module, one-line help), declared once.
 
 Kept free of heavy imports so `ipcgrasp --help` and `--version` start without loading numba,
-scipy, trimesh or ipctk; a command's module is imported only when that command runs.
+scipy, trimesh or ipctk; a command's module is imported only when that command is named.
+
+A command module declares its flags at import (`add_parser`, from the parameter dataclasses and
+light modules such as engine.batch.model_names) and imports what executes the command inside its
+`run` function and helpers, so `ipcgrasp CMD --help` loads no solver either
+(tests/engine/test_cli_startup.py checks every command's import set).
 """
 
 from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("engine.cli.simulate", "run squeeze-lift IPC trials of one grasp"),
-    "calibrate": (
+    "calibrate-psi": (
         "engine.cli.calibrate",
         "measure the pad strain energy Psi reached at given squeeze forces",
     ),

@@ -6,19 +6,14 @@ import argparse
 import json
 import math
 import sys
+from typing import TYPE_CHECKING
 
-from engine.batch.results_store import read_results
 from engine.cli.commands import help_of
 from engine.errors import ParameterError
-from engine.evaluation.labels import (
-    ModelPredictions,
-    PhysicalLabel,
-    describe,
-    load_labels,
-    predictions_from_rows,
-)
-from engine.evaluation.metrics import Scores, score
-from engine.io.safe_write import atomic_write_text, refuse_existing
+
+if TYPE_CHECKING:
+    from engine.evaluation.labels import ModelPredictions, PhysicalLabel
+    from engine.evaluation.metrics import Scores
 
 METHOD = (
     "AP, AR, F1 as IPC-GraspSim's comparison: each grasp's predicted and physical robustness "
@@ -70,6 +65,9 @@ def evaluate(
     common_grasps: bool = False,
 ) -> list[tuple[str, ModelPredictions, Scores | None, list[str]]]:
     """(display name, predictions, scores, scored grasp ids) per model entry."""
+    from engine.evaluation.labels import describe
+    from engine.evaluation.metrics import score
+
     names = describe(predictions)
     shared = set(labels)
     if common_grasps:
@@ -112,6 +110,10 @@ def table(rows: list[tuple[str, ModelPredictions, Scores | None, list[str]]]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Score every model's predictions against the physical labels; print and write the table."""
+    from engine.batch.results_store import read_results
+    from engine.evaluation.labels import load_labels, predictions_from_rows
+    from engine.io.safe_write import atomic_write_text, refuse_existing
+
     prog = "ipcgrasp evaluate"
     force = bool(getattr(args, "force", False))
     for out in (args.plot, args.json_out):

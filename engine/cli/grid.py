@@ -6,9 +6,9 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.batch.results_store import read_results
-from engine.batch.tasks import IPC, STATUS_OK, TRIAL_MODELS, Task, make_tasks
+from engine.batch.model_names import IPC, TRIAL_MODELS
 from engine.cli.batch import (
     add_batch_arguments,
     config_from_args,
@@ -18,9 +18,10 @@ from engine.cli.batch import (
 )
 from engine.cli.commands import help_of
 from engine.errors import ParameterError
-from engine.evaluation.grid import grid_cells, markdown_table, values
-from engine.evaluation.labels import PhysicalLabel, load_labels, predictions_from_rows
-from engine.io.safe_write import atomic_write_text, refuse_existing
+
+if TYPE_CHECKING:
+    from engine.batch.tasks import Task
+    from engine.evaluation.labels import PhysicalLabel
 
 OUTPUTS = ("grid.md", "grid.json", "f1_heatmap.png")
 """The tables and heat map `grid` writes into OUT (replaced when OUT is a grid's folder)."""
@@ -90,6 +91,10 @@ def parse_list(text: str, option: str) -> list[float]:
 
 def run(args: argparse.Namespace) -> int:
     """Run (or resume) the E x mu batch, then write the tables; 130 when interrupted."""
+    from engine.batch.tasks import make_tasks
+    from engine.evaluation.labels import load_labels
+    from engine.io.safe_write import refuse_existing
+
     prog = "ipcgrasp grid"
     e_values = parse_list(args.e_values, "--E")
     mu_values = parse_list(args.mu_values, "--mu")
@@ -148,6 +153,12 @@ def write_outputs(
 ) -> None:
     """Score the finished rows of `model` in `results` per (E, mu) cell; write grid.md/.json,
     heat map (atomically; existing ones are refused unless `overwrite`)."""
+    from engine.batch.results_store import read_results
+    from engine.batch.tasks import STATUS_OK
+    from engine.evaluation.grid import grid_cells, markdown_table, values
+    from engine.evaluation.labels import predictions_from_rows
+    from engine.io.safe_write import atomic_write_text
+
     rows = read_results([results])
     configs = {t.config_id for ts in cell_tasks.values() for t in ts}
     rows = [r for r in rows if r.get("model") == model and r.get("config") in configs]

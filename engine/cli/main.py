@@ -15,6 +15,29 @@ from engine.version import build_id
 log = logging.getLogger(__name__)
 
 
+class _Version(argparse.Action):
+    """`--version`: prints the build id, which is looked up (git, ~50 ms) only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show the version and exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"ipcgrasp {build_id()}")
+        parser.exit()
+
+
 def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
     """The `ipcgrasp` parser with the arguments of `commands` (default: all of them).
 
@@ -25,7 +48,7 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
         prog="ipcgrasp",
         description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
     )
-    parser.add_argument("--version", action="version", version=f"ipcgrasp {build_id()}")
+    parser.add_argument("--version", action=_Version)
     parser.add_argument(
         "--log-level",
         choices=logs.LEVELS,

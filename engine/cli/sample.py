@@ -7,17 +7,9 @@ import math
 from pathlib import Path
 
 from engine import schema
-from engine.analytic.ranking import QUALITY_MODEL, analytic_params_for, margin_ranker
-from engine.batch.grasp_table import GraspSpec, write_grasp_table
 from engine.cli.commands import help_of
 from engine.errors import GraspError, ParameterError
-from engine.grasp.default_grasp import no_grasp_message
 from engine.grasp.params import SimulationParams
-from engine.grasp.sampler import sample_grasps, settings_for
-from engine.gripper.pad_geometry import pad_outline
-from engine.io.safe_write import refuse_existing
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
-from engine.scene.resting import rest_object
 
 MAX_GRASPS = 100_000
 
@@ -73,6 +65,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Sample, rank and write the grasps; print a summary."""
+    from engine.analytic.ranking import QUALITY_MODEL, analytic_params_for, margin_ranker
+    from engine.batch.grasp_table import GraspSpec, write_grasp_table
+    from engine.grasp.default_grasp import no_grasp_message
+    from engine.grasp.sampler import sample_grasps, settings_for
+    from engine.gripper.pad_geometry import pad_outline
+    from engine.io.safe_write import refuse_existing
+    from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
+    from engine.scene.resting import rest_object
+
     if isinstance(args.n, bool) or not 1 <= args.n <= MAX_GRASPS:
         raise ParameterError(f"--n must be in [1, {MAX_GRASPS}] (got {args.n})")
     if args.seed < 0:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from engine.analytic.ranking import default_grasp_for
 from engine.errors import ParameterError
-from engine.grasp.grasp import Grasp
-from engine.grasp.params import SimulationParams
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh, object_from_spec
-from engine.scene.resting import RestingObject, rest_object
+
+if TYPE_CHECKING:
+    from engine.grasp.grasp import Grasp
+    from engine.grasp.params import SimulationParams
+    from engine.scene.object_mesh import ObjectMesh
+    from engine.scene.resting import RestingObject
 
 
 def add_scene_arguments(p: argparse.ArgumentParser) -> None:
@@ -50,6 +52,9 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
 
 def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
     """The object at rest in its stable pose, and its mesh (built-in cube: 3 g by default)."""
+    from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
+    from engine.scene.resting import rest_object
+
     mesh = object_from_spec(args.object, unit=args.unit, body=getattr(args, "body", None))
     mass = args.mass
     if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):
@@ -63,6 +68,9 @@ def grasp_from_args(
     """The grasp given on the command line, or the default grasp for these parameters'
     gripper (through the centre of mass when it fits, else the best sampled grasp; see
     engine.grasp.default_grasp), reported on stderr when it was sampled."""
+    from engine.analytic.ranking import default_grasp_for
+    from engine.grasp.grasp import Grasp
+
     angle = args.approach_angle
     if args.grasp_center is None and args.grasp_axis is None:
         chosen = default_grasp_for(obj, params)

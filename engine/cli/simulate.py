@@ -10,18 +10,8 @@ import sys
 from engine import schema
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import build_pad
-from engine.grasp.trials import TrialSpec, check_grasp, robustness, run_trials
-from engine.io.frames_npz import save_frames
-from engine.io.results_csv import (
-    OUTCOME_COLUMNS,
-    context_columns,
-    open_results_writer,
-    result_row,
-)
-from engine.io.safe_write import refuse_existing
+from engine.grasp.trial_plan import TrialSpec
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -50,6 +40,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the IPC trials of one grasp; print a line (or JSON object) per trial."""
+    from engine.grasp.frames import Frame
+    from engine.grasp.simulation import build_pad
+    from engine.grasp.trials import check_grasp, robustness, run_trials
+    from engine.io.frames_npz import save_frames
+    from engine.io.results_csv import (
+        OUTCOME_COLUMNS,
+        context_columns,
+        open_results_writer,
+        result_row,
+    )
+    from engine.io.safe_write import refuse_existing
+
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
     force = bool(getattr(args, "force", False))

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import Delaunay
 
 from engine.errors import MeshError, ParameterError
 
@@ -146,6 +145,8 @@ def triangulate_outline(polygon: np.ndarray, edge: float) -> tuple[np.ndarray, n
 
     Every polygon vertex is a mesh point, so the triangles cover exactly the polygon.
     """
+    from scipy.spatial import Delaunay  # here, not at the top: the CLI's flags need PAD_PRESETS
+
     boundary, chains = _boundary_chains(polygon, edge)
     points = np.vstack([boundary, _interior_points(polygon, edge)])
     tris = _ccw(points, Delaunay(points).simplices.astype(np.int64))

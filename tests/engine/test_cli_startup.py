@@ -1,5 +1,10 @@
-"""`ipcgrasp --help` and `--version` start instantly: the top-level command imports no command
-module and none of the heavy libraries (trimesh, numba, scipy, cvxpy, ipctk, Qt, numpy)."""
+"""`ipcgrasp --help`, `--version` and `ipcgrasp CMD --help` start instantly.
+
+The top-level command imports no command module and none of the heavy libraries (trimesh, numba,
+scipy, cvxpy, ipctk, Qt, numpy); a command's `--help` imports its own module and none of the
+heavy libraries either, except numpy where its flags come from parameter dataclasses whose
+modules import numpy. Import sets, not times, are tested (times: benchmarks/bench_cli_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("trimesh", "numba", "scipy", "cvxpy", "ipctk", "PySide6", "mujoco", "numpy")
+# Also kept out of every `CMD --help` (they load with the solver, the plots or the Ray backend).
+HEAVY_FOR_HELP = (*HEAVY, "networkx", "matplotlib", "ray", "osqp", "clarabel")
+# numpy is unavoidable for these: their flags come from SimulationParams (engine.grasp.params ->
+# engine.gripper.pad_geometry), TrialSpec (engine.grasp.trial_plan) or AnalyticParams
+# (engine.analytic.params), whose modules import numpy (~0.1 s). Every other command stays
+# numpy-free.
+NUMPY_FOR_FLAGS = {"simulate", "calibrate-psi", "analyze", "batch", "grid", "sample"}
 
 CHILD = """
 import json, sys
@@ -28,15 +40,41 @@ print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r} o
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
 def test_top_level_cli_imports_nothing_heavy(argv):
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD.format(argv=argv, heavy=list(HEAVY))],
+    out = _run_child(argv, HEAVY)
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert loaded == [], f"ipcgrasp {' '.join(argv)} imported {loaded}"
+
+
+def _run_child(argv: list[str], heavy: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CHILD.format(argv=argv, heavy=list(heavy))],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     )
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
-    assert loaded == [], f"ipcgrasp {' '.join(argv)} imported {loaded}"
+
+
+def _commands() -> list[str]:
+    from engine.cli.commands import COMMANDS
+
+    return list(COMMANDS)
+
+
+@pytest.mark.parametrize("name", _commands())
+def test_command_help_imports_nothing_heavy(name):
+    from engine.cli.commands import COMMANDS
+
+    heavy = tuple(m for m in HEAVY_FOR_HELP if not (m == "numpy" and name in NUMPY_FOR_FLAGS))
+    out = _run_child([name, "--help"], heavy)
+    lines = out.stdout.strip().splitlines()
+    # The command's own parser answered (its usage line), not the top-level one.
+    assert lines[0].startswith(f"usage: ipcgrasp {name} "), lines[0]
+    loaded = json.loads(lines[-1])
+    own = COMMANDS[name][0]
+    others = [m for m in loaded if m.split(".")[0] != "engine"]
+    assert others == [], f"ipcgrasp {name} --help imported {others}"
+    assert own in loaded, f"ipcgrasp {name} --help did not use {own}"
 
 
 def test_every_command_is_listed_and_runs_its_own_parser(capsys):
