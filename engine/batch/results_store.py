@@ -156,9 +156,14 @@ class ResultsStore:
         os.fsync(f.fileno())
 
     def append(self, row: dict[str, object]) -> None:
-        """Write one row at the end of the file and make it durable before returning."""
+        """Write one row at the end of the file and make it durable before returning.
+
+        A task whose finished row the file held when it was opened gets no second row (a trial
+        run again only for its frames, engine.batch.trial_frames)."""
         if self._file is None:
             raise RuntimeError("ResultsStore.append before open()")
+        if row.get("task_key") in self.info.ok_keys:
+            return
         self._write_bytes(self._file, _csv_line([row.get(c, "") for c in self.columns]))
 
     def close(self) -> None:

@@ -50,6 +50,7 @@ from engine.version import build_id
 
 if TYPE_CHECKING:
     from engine.analytic.params import AnalyticParams
+    from engine.grasp.frames import Frame
     from engine.gripper.pad_geometry import PadMesh
     from engine.scene.resting import RestingObject
 
@@ -143,6 +144,8 @@ class BatchConfig:
     params: SimulationParams = field(default_factory=SimulationParams)
     analytic_mu: float | None = None  # friction of the analytic models; None: params.mu
     mujoco: MujocoParams = field(default_factory=MujocoParams)  # the MuJoCo baseline's own
+    # `--frames DIR`: keep each IPC trial's frames in DIR/<task key>.npz (not part of any key).
+    frames_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -348,14 +351,15 @@ def _describe_scene(
 
 
 def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
+    from engine.batch.trial_frames import save_trial_frames
+
     p, cfg = task.params, task.config
     plan = dataclasses.replace(cfg.spec, seed=task.grasp_seed)
-    result = run_trial(
-        obj,
-        planned_trial(grasp, plan, task.trial),
-        p,
-        pad=_pad(p.pad, p.pad_edge_length_m, p.pad_layers),
-    )
+    planned = planned_trial(grasp, plan, task.trial)
+    pad = _pad(p.pad, p.pad_edge_length_m, p.pad_layers)
+    frames: list[Frame] = []  # kept with --frames DIR (engine.batch.trial_frames)
+    keep = frames.append if cfg.frames_dir else None
+    result = run_trial(obj, planned, p, pad=pad, on_frame=keep)
     data = result.as_json()
     row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
     row["success"] = bool(result.success)
@@ -363,6 +367,12 @@ def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Gras
     row["reason"] = result.reason
     row["error"] = _clean(result.error)
     row["wall_time_s"] = result.wall_time_s
+    try:
+        save_trial_frames(task, planned.pose, frames, pad, obj)
+    except ParameterError as exc:  # the trial's row stands; a resume writes the frames again
+        log.warning("task %s: frames not saved: %s", task.key, exc)
+        note = f"frames not saved: {exc}"
+        row["error"] = _clean("; ".join(filter(None, [str(row["error"]), note])))
 
 
 def _run_mujoco(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:

@@ -105,6 +105,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_batch_arguments(p)
     p.add_argument("--out", required=True, help="results CSV (appended to, resumable)")
     p.add_argument(
+        "--frames",
+        metavar="DIR",
+        help="keep every IPC trial's frames: one compressed .npz per trial in DIR, named by its "
+        "task key (engine/io/frames_npz.py; the app replays them); resumable: a finished trial "
+        "without its file runs again for it, an existing complete file is kept",
+    )
+    p.add_argument(
         "--analytic-mu", type=float, help="friction of the analytic models (default: --mu)"
     )
     p.set_defaults(run=run)
@@ -130,7 +137,32 @@ def config_from_args(
         params=params,
         analytic_mu=getattr(args, "analytic_mu", None),
         mujoco=schema.from_args(MujocoParams, args),
+        frames_dir=_frames_folder(getattr(args, "frames", None)),
     )
+
+
+def _frames_folder(path: str | None) -> str | None:
+    from engine.batch.trial_frames import frames_folder
+
+    return frames_folder(path)
+
+
+def _resume_frames(prog: str, out: str, info: ResumeInfo, tasks: list[Task]) -> ResumeInfo:
+    """With --frames: finished IPC trials whose frames file is missing run again for it."""
+    folder = tasks[0].config.frames_dir if tasks else None
+    if not folder:
+        return info
+    from engine.batch.results_store import read_results
+    from engine.batch.trial_frames import missing_frames, rerun_for_frames
+
+    missing = missing_frames(tasks, read_results([out]), folder) if info.ok_keys else set()
+    if missing:
+        print(
+            f"{prog}: {len(missing)} finished IPC trials have no frames file in {folder}: they "
+            "run again for their frames (their rows are kept)",
+            file=sys.stderr,
+        )
+    return rerun_for_frames(info, missing)
 
 
 def load_table(args: argparse.Namespace) -> GraspTable:
@@ -166,6 +198,7 @@ def execute(
     try:
         _check_versions(out, info, getattr(args, "allow_mixed_versions", False))
         _report_resume(prog, out, info, tasks, args.retry_errors)
+        info = _resume_frames(prog, out, info, tasks)
         progress = Progress(
             len({t.key for t in tasks}),
             0,

@@ -9,12 +9,19 @@ meta["contact_columns"], `t{k}/min_distance` (F,) m, `t{k}/object_min_z` (F,) m,
 `t{k}/intersection_free` (F,) bool (absent in older files; readers then take the trial's flag).
 Shared: `pad_tets` (t,4), `pad_surface_faces` (f,3), `object_vertices` (v,3) in the resting
 frame, `object_faces` (m,3).
+
+`ipcgrasp batch --frames DIR` writes one such file per IPC trial, `DIR/<task key>.npz`, whose
+meta also holds `task_key`, `grasp_id`, `trial` and `gripper_pose` (the trial's 4x4 gripper
+pose in the resting frame, a list of rows); `frames_file_complete` tells a whole file from a
+missing or damaged one without inflating its arrays.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -170,14 +177,18 @@ def save_frames(
     object_faces: np.ndarray,
     *,
     overwrite: bool = False,
+    extra_meta: dict[str, Any] | None = None,
 ) -> Path:
     """Write the frames of `trials` (trial id -> frames) and the shared meshes to one .npz.
 
     `.npz` is appended to a name without it. An existing file is refused unless `overwrite`
     (OutputExistsError naming --force); the file is written atomically. Raises
-    ParameterError when it cannot be written. Returns the path written.
+    ParameterError when it cannot be written. Returns the path written. `extra_meta` adds
+    JSON-able entries to the meta (the batch's task key, grasp id and gripper pose); it cannot
+    replace the format's own entries.
     """
-    meta = {
+    meta: dict[str, Any] = dict(extra_meta or {})
+    meta |= {
         "format": "ipcgrasp-frames",
         "version": 1,
         "ipcgrasp_version": __version__,
@@ -238,3 +249,28 @@ def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
         if f"t{k}/time_s" in arrays:
             check_trial_arrays(arrays, f"t{k}/", str(p))
     return meta, arrays
+
+
+def frames_file_complete(path: str | os.PathLike) -> bool:
+    """Whether `path` is a whole frames file: a readable .npz whose meta names its trials and
+    that holds every array of each of them. Only the zip's directory and the meta are read
+    (milliseconds), so a batch can check thousands of files when it resumes; `load_frames`
+    still validates the arrays themselves."""
+    p = Path(path)
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = set(zf.namelist())
+            if "meta.npy" not in names:
+                return False
+            with zf.open("meta.npy") as member:
+                raw = np.lib.format.read_array(member, allow_pickle=False)
+        meta = json.loads(str(raw))
+        trials = meta["trials"]
+        return (
+            meta.get("format") == "ipcgrasp-frames"
+            and isinstance(trials, list)
+            and bool(trials)
+            and all(f"t{k}/{name}.npy" in names for k in trials for name in _TRIAL_ARRAYS)
+        )
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError, KeyError, TypeError):
+        return False
