@@ -1,0 +1,79 @@
+"""`ipcgrasp warmup`: compile the elastic kernels now, so the first simulation does not wait.
+
+numba compiles the Neo-Hookean kernels (engine.fem.neohookean) the first time a process uses
+them and caches the machine code on disk (engine/numba_cache.py says where); without this, the
+first simulation after an install takes seconds longer than the next. `scripts/run` runs it
+after installing. Safe to run again: with a warm cache it only loads the kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from engine.cli.commands import help_of
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `ipcgrasp warmup`."""
+    p = sub.add_parser(
+        "warmup",
+        help=help_of("warmup"),
+        description=(
+            "Compile the elastic kernels numba uses (the first frame of the built-in cube with "
+            "the default grasp and parameters) into numba's cache folder, so that the first "
+            "simulation after an install does not pay the compilation. The folder is "
+            "$NUMBA_CACHE_DIR when set, else $XDG_CACHE_HOME/ipcgrasp/numba "
+            "(~/.cache/ipcgrasp/numba)."
+        ),
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Warm the kernels; say where they are cached, how many were compiled and how long it took."""
+    from engine.numba_cache import cache_dir
+
+    say = (lambda text: None) if args.quiet else (lambda text: print(text, flush=True))
+    say(f"ipcgrasp warmup: elastic kernels -> {cache_dir() or 'next to the engine sources'}")
+    start = time.perf_counter()
+    compiled, _ = warm_up()
+    elapsed = time.perf_counter() - start
+    if compiled:
+        say(f"ipcgrasp warmup: compiled in {elapsed:.1f} s; simulations load them from the cache")
+    else:
+        say(f"ipcgrasp warmup: they were cached already (loaded in {elapsed:.1f} s)")
+    return 0
+
+
+def warm_up() -> tuple[int, int]:
+    """Run what a trial's first frame runs, and the pads' strain energy density that frames and
+    the app show: every numba kernel a simulation calls is compiled (and cached) or loaded.
+
+    Returns (kernel signatures compiled, kernel signatures loaded from the cache)."""
+    from engine.fem import neohookean
+    from engine.grasp.default_grasp import default_grasp
+    from engine.grasp.params import SimulationParams
+    from engine.grasp.simulation import GraspSimulation, build_pad
+    from engine.gripper.pad_fields import PadFieldEvaluator
+    from engine.scene.object_mesh import builtin_cube
+    from engine.scene.resting import rest_object
+
+    obj = rest_object(builtin_cube())
+    params = SimulationParams()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    frames = sim.frames()
+    frame = next(frames)
+    frames.close()
+    PadFieldEvaluator(pad, params.youngs_modulus_pa, params.poisson_ratio).energy_density(
+        frame.pad_vertices[0]
+    )
+    compiled = loaded = 0
+    for kernel in vars(neohookean).values():
+        stats = getattr(kernel, "stats", None)  # numba dispatchers: cache hits and misses
+        if stats is not None and hasattr(stats, "cache_hits"):
+            loaded += sum(stats.cache_hits.values())
+            compiled += sum(stats.cache_misses.values())
+    return compiled, loaded

@@ -1,0 +1,111 @@
+"""numba caches the elastic kernels in the documented per-user folder (engine/numba_cache.py):
+`$NUMBA_CACHE_DIR` when set, else `$XDG_CACHE_HOME/ipcgrasp/numba` (~/.cache/ipcgrasp/numba),
+and really reads them back from there (NUMBA_DEBUG_CACHE); `ipcgrasp warmup` fills it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from engine import numba_cache
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# One kernel (the energy), compiled in a fresh interpreter: a second or two.
+ENERGY = """
+import numpy as np
+from engine.fem.neohookean import elastic_energy_per_tet, tet_rest
+x = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+rest = tet_rest(x, np.array([[0, 1, 2, 3]]))
+print(float(elastic_energy_per_tet(x * 1.01, rest, 1e6, 1e6)[0]))
+"""
+
+
+def _child_env(xdg: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    return {**env, "XDG_CACHE_HOME": str(xdg), "NUMBA_DEBUG_CACHE": "1", **extra}
+
+
+def _run(code: str, env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    return out.stdout
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """No NUMBA_CACHE_DIR; restored after the test (configure() sets it)."""
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    return monkeypatch
+
+
+def test_folder_follows_xdg_cache_home(clean_env, tmp_path):
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path))
+    numba_cache.configure()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "ipcgrasp" / "numba")
+    assert numba_cache.cache_dir() == tmp_path / "ipcgrasp" / "numba"
+
+
+def test_relative_xdg_is_ignored_and_home_is_used(clean_env, tmp_path):
+    clean_env.setenv("XDG_CACHE_HOME", "relative/cache")
+    clean_env.setenv("HOME", str(tmp_path))
+    numba_cache.configure()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / ".cache" / "ipcgrasp" / "numba")
+
+
+def test_a_folder_the_user_chose_wins(clean_env, tmp_path):
+    clean_env.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path))
+    numba_cache.configure()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+def test_numba_imported_first_gets_the_folder_too(clean_env, tmp_path):
+    config = types.SimpleNamespace(CACHE_DIR="")
+    clean_env.setitem(sys.modules, "numba.core.config", config)
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path))
+    numba_cache.configure()
+    assert config.CACHE_DIR == str(tmp_path / "ipcgrasp" / "numba")
+
+
+def test_numba_saves_and_loads_kernels_in_the_folder(tmp_path):
+    folder = tmp_path / "ipcgrasp" / "numba"
+    first = _run(ENERGY, _child_env(tmp_path))
+    assert f"data saved to '{folder}" in first, first
+    second = _run(ENERGY, _child_env(tmp_path))
+    assert f"data loaded from '{folder}" in second, second
+    assert "data saved" not in second, second
+    # Nothing went to numba's own defaults (__pycache__ next to the source, ~/.cache/numba).
+    paths = [line.split("'")[1] for line in (first + second).splitlines() if "'" in line]
+    assert paths and all(p.startswith(str(folder)) for p in paths), paths
+
+
+@pytest.mark.slow
+def test_warmup_compiles_what_a_simulation_needs(tmp_path):
+    env = _child_env(tmp_path)
+    cli = "from app.launcher import main; import sys; sys.exit(main(sys.argv[1:]))"
+    first = subprocess.run(
+        [sys.executable, "-c", cli, "warmup"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stderr
+    assert "compiled in" in first.stdout and str(tmp_path / "ipcgrasp" / "numba") in first.stdout
+    again = subprocess.run(
+        [sys.executable, "-c", cli, "warmup"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert "cached already" in again.stdout and "data saved" not in again.stdout
+    sim = subprocess.run(
+        [sys.executable, "-c", cli, "simulate", "--object", "cube", "--trials", "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert sim.returncode == 0, sim.stderr
+    # The simulation compiled nothing: every kernel came from the warm-up's cache.
+    assert "data saved" not in sim.stdout and "data loaded" in sim.stdout
