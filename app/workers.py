@@ -10,6 +10,9 @@ Contract:
   the GUI calls it from a Qt timer (app.worker_pump.Pump), never from another thread.
 - `alive()` / `exit_description()` detect a crash; `stop()` asks (None to the inbox, the cancel
   event), waits, then terminates: only the owner of a WorkerProcess stops it.
+- A worker never outlives the GUI process: `worker_entry` calls engine.lifeline.die_with_parent
+  first, so a killed (kill -9) or crashed GUI leaves no worker behind. Start workers from the
+  GUI thread (Linux ties the parent-death signal to the thread that started the child).
 """
 
 from __future__ import annotations
@@ -53,7 +56,12 @@ class _LogWriter(io.TextIOBase):
 
 
 def worker_entry(log_queue: Any, name: str, target: Callable[..., Any], args: tuple) -> None:
-    """Runs in the child: log to `log_queue`, stderr to the log, then `target(*args)`."""
+    """Runs in the child: log to `log_queue`, stderr to the log, then `target(*args)`.
+
+    The child ends when the GUI process does, even when that is killed (engine.lifeline)."""
+    from engine.lifeline import die_with_parent
+
+    die_with_parent()
     root = logging.getLogger()
     root.handlers.clear()
     if log_queue is not None:

@@ -5,6 +5,11 @@ With `address` (e.g. 'ray://head:10001' or 'auto') it joins an existing cluster;
 needs ipcgrasp installed in the same version (the task function is imported there by name).
 Without it a local instance with `num_cpus` CPUs is started and shut down at the end.
 
+Lifetime: a local instance started here is shut down at the end and on Ctrl+C; if
+the driver is killed (kill -9), an engine.lifeline.Reaper kills what it had started (Ray's
+fate sharing ends the GCS, raylet and workers, but its agents wait a minute for the dead GCS).
+Joining a cluster, the cluster's Ray ends this driver's tasks when the driver disconnects.
+
 Workers: a Ray worker process is replaced after `RecyclePolicy.max_tasks` tasks (`max_calls`); its
 memory is bounded by Ray's own memory monitor (RAY_memory_usage_threshold), and each row reports
 the worker's memory for the progress line. A lost node (or a dead worker) makes Ray run the
@@ -27,6 +32,7 @@ from engine.batch.runner import (
 )
 from engine.batch.tasks import Task, error_row, run_task
 from engine.errors import ParameterError
+from engine.lifeline import Reaper
 
 
 def import_ray() -> Any:
@@ -56,25 +62,29 @@ def ray_results(
     stats = stats if stats is not None else WorkerStats()
     ray = import_ray()
     started = False
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {
-            "runtime_env": {"env_vars": dict(WORKER_ENV)},
-            "include_dashboard": False,
-            "log_to_driver": False,
-        }
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            # "local": a new instance even when this machine runs a cluster (ray start).
-            ray.init(address="local", num_cpus=num_cpus, **kwargs)
-        started = True
-    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, max_calls=policy.max_tasks)(
-        measured
-    )
-    capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    queue = list(reversed(tasks))
+    # A local instance is ours: its processes (GCS, raylet, agents, workers) must not outlive
+    # this driver even when it is killed; Ray's own fate sharing leaves its agents running.
+    reaper = Reaper() if not address and not ray.is_initialized() else None
     in_flight: dict[Any, Task] = {}  # Ray ObjectRef -> its task
     try:
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {
+                "runtime_env": {"env_vars": dict(WORKER_ENV)},
+                "include_dashboard": False,
+                "log_to_driver": False,
+            }
+            started = True
+            if reaper is None:
+                ray.init(address=address, **kwargs)
+            else:
+                reaper.start()
+                # "local": a new instance even when this machine runs a cluster (ray start).
+                ray.init(address="local", num_cpus=num_cpus, **kwargs)
+        remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, max_calls=policy.max_tasks)(
+            measured
+        )
+        capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        queue = list(reversed(tasks))
         while queue or in_flight:
             while queue and len(in_flight) < 2 * capacity:
                 task = queue.pop()
@@ -96,4 +106,7 @@ def ray_results(
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
         if started:
-            ray.shutdown()
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+        if reaper is not None:
+            reaper.stop()

@@ -26,7 +26,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
-from engine import logs
+from engine import lifeline, logs
 from engine.batch.progress import Progress
 from engine.batch.recycle import RecyclePolicy
 from engine.batch.results_store import ResultsStore, ResumeInfo
@@ -144,6 +144,8 @@ def worker_environment() -> Iterator[None]:
 
 
 def _init_worker() -> None:
+    # A killed driver runs no cleanup: the worker ends itself when its driver is gone.
+    lifeline.die_with_parent()
     # Ctrl+C reaches the whole process group; only the driver reacts (it stops the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logs.configure_worker()
