@@ -72,6 +72,8 @@ class _State:
 
 # A force stop of the force-limited squeeze is reached within this fraction of the force.
 FORCE_STOP_TOL = 0.02
+# A free-flight closing step (no pad near the object) spans at most this many time steps.
+FREE_FLIGHT_STEPS = 8
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
@@ -235,8 +237,10 @@ class GraspSimulation:
         object_shift: np.ndarray | None = None,
         hold_force_n: float | None = None,
         servo_travel_m: float | None = None,
+        h_s: float | None = None,
     ) -> tuple[_State, int]:
-        """Advance one time step with the plates moved by (d_travel, d_lift).
+        """Advance one time step (of h_s, default the time step) with the plates moved by
+        (d_travel, d_lift).
 
         With `hold_force_n`, the plates' closing is not prescribed: the actuator pushes each
         jaw with that force and the solve finds how far they close (d_travel must be 0).
@@ -244,6 +248,7 @@ class GraspSimulation:
         `object_shift`, dropped if that would collide); it must be intersection-free.
         """
         p, s, st = self.params, self.system, self._state
+        h = p.time_step_s if h_s is None else h_s
         guess = st.u + d_travel * self._close_dir + d_lift * self._lift_dir
         x0 = s.collision_vertices(st.u)
         alpha = 0.0
@@ -252,7 +257,7 @@ class GraspSimulation:
         if np.any(st.v[obj]):
             # The object keeps its velocity (pushed along the ground, lifted at a steady speed):
             # the inertial prediction is close to the solution, so Newton needs few iterations.
-            moves.append(p.time_step_s * st.v[obj])
+            moves.append(h * st.v[obj])
         if object_shift is not None and np.any(object_shift):
             moves.append(np.concatenate([object_shift, np.zeros(9)]))
         for move in moves:
@@ -282,21 +287,27 @@ class GraspSimulation:
                 hold_force_n,
                 p.finger_mass_kg,
                 st.closing_speed_m_s,
-                p.time_step_s,
+                h,
                 command_m=servo_travel_m,
             )
-        potential = self._potential(st, actuator)
+            # The jaws keep their closing speed in the initial guess (s = h v_closing), as the
+            # object keeps its velocity: during a lift the servo creeps a fraction of a um per
+            # step, comparable to the contact gaps, and starting from s = 0 costs iterations.
+            predicted = guess + h * st.closing_speed_m_s * self._close_dir
+            if st.closing_speed_m_s != 0.0 and self._valid_start(x0, predicted):
+                guess = predicted
+        potential = self._potential(st, h, actuator)
         res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations, self._ldl)
         closed = d_travel if actuator is None else actuator.travel(res.u)
         new = _State(
             res.u,
-            (res.u - st.u) / p.time_step_s,
-            st.time_s + p.time_step_s,
+            (res.u - st.u) / h,
+            st.time_s + h,
             st.travel_m + closed,
             st.lift_m + d_lift,
             potential.kappa,
             potential.collisions,
-            closed / p.time_step_s,
+            closed / h,
         )
         return new, res.iterations
 
@@ -306,14 +317,16 @@ class GraspSimulation:
             self._reduction = Reduction(self.system, self._close_dir)
         return self._reduction
 
-    def _potential(self, st: _State, actuator: ActuatorTerm | None = None) -> IncrementalPotential:
-        """The incremental potential of the time step that starts at `st`."""
+    def _potential(
+        self, st: _State, h: float, actuator: ActuatorTerm | None = None
+    ) -> IncrementalPotential:
+        """The incremental potential of the time step of h seconds that starts at `st`."""
         p = self.params
         return IncrementalPotential(
             self.system,
             st.u,
             st.v,
-            p.time_step_s,
+            h,
             st.kappa,
             self._kappa_max,
             p.dhat_m,
@@ -449,8 +462,23 @@ class GraspSimulation:
                 if delta <= delta_min:
                     r.reason = "jaws closed completely without reaching the squeeze threshold"
                     return None
+            h = p.time_step_s
             if all(touching):
                 delta = min(delta, contact_cap)
+            elif not any(touching) and delta >= delta_max:
+                # Free flight: nothing moves but the plates (at the closing speed) until a pad
+                # comes within the barrier zone, so one longer step covers what several would.
+                longest = FREE_FLIGHT_STEPS * delta_max
+                free = self._approach_limit(longest, touching)
+                if free < longest:
+                    # Additive CCD stops a motion at a fraction of the starting gap (its
+                    # conservative rescaling), so a free step closes at most 80 % of the gap.
+                    free = min(free, 0.8 * (free + 0.9 * p.dhat_m))
+                free = min(free, max_travel - st.travel_m)
+                if free > delta_max:
+                    delta, h = free, free / p.closing_speed_m_s
+                else:
+                    delta = max(free, first_contact)
             else:
                 delta = min(delta, max(self._approach_limit(delta, touching), first_contact))
             # A pad that pushes the object alone carries it along in the initial guess.
@@ -462,7 +490,7 @@ class GraspSimulation:
                 if servo:
                     new, its = self._step(0.0, 0.0, hold_force_n=force_cap, servo_travel_m=delta)
                 else:
-                    new, its = self._step(delta, 0.0, object_shift=shift)
+                    new, its = self._step(delta, 0.0, object_shift=shift, h_s=h)
             except _StepBlocked as blocked:
                 delta = max(0.5 * blocked.alpha * delta, delta_min)
                 continue
@@ -562,10 +590,12 @@ class GraspSimulation:
         if not any(touching):
             pairs.append((0, 1))  # jaws closing on nothing must not jump into each other
         x = self.system.collision_vertices(self._state.u)
-        limit = min(delta, self._closest_gap(x, pairs, delta + dhat) - 0.9 * dhat)
+        room = self._closest_gap(x, pairs, 2.0 * delta + dhat) - 0.9 * dhat
         if any(touching):
-            limit *= 0.5  # the pushing pad carries the object towards the other pad too
-        return limit
+            # The pushing pad carries the object towards the other pad: their gap closes twice
+            # as fast as each plate moves. Only the gap is halved, not the gripper's speed.
+            room *= 0.5
+        return min(delta, room)
 
     def _lift_increment(self, elapsed_s: float) -> float:
         """Plate rise over the next step: the speed ramps up linearly over lift_ramp_s.
