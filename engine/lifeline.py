@@ -76,15 +76,20 @@ def die_with_parent(poll_s: float = POLL_S) -> None:
     if parent in _watching:
         return
     _watching.add(parent)
-    if os.getppid() == parent:
+    direct = os.getppid() == parent  # not so under a fork server, or if it died already
+    if direct:
         _set_pdeathsig()
-    if os.getppid() != parent:  # already orphaned: the parent died before we got here
+
+    def parent_gone() -> bool:
+        return os.getppid() != parent if direct else not is_running(parent)
+
+    if parent_gone():  # the parent died before we got here
         _kill_self()
 
     def watch() -> None:
         while True:
             time.sleep(poll_s)
-            if os.getppid() != parent:
+            if parent_gone():
                 _kill_self()
 
     threading.Thread(target=watch, name="ipcgrasp-lifeline", daemon=True).start()

@@ -5,7 +5,7 @@ With `address` (e.g. 'ray://head:10001' or 'auto') it joins an existing cluster;
 needs ipcgrasp installed in the same version (the task function is imported there by name).
 Without it a local instance with `num_cpus` CPUs is started and shut down at the end.
 
-Lifetime: a local instance started here is shut down at the end and on Ctrl+C; if
+Lifetime: a local instance started here is shut down at the end, on Ctrl+C and on SIGTERM; if
 the driver is killed (kill -9), an engine.lifeline.Reaper kills what it had started (Ray's
 fate sharing ends the GCS, raylet and workers, but its agents wait a minute for the dead GCS).
 Joining a cluster, the cluster's Ray ends this driver's tasks when the driver disconnects.
@@ -20,7 +20,8 @@ happened, so the results file gets every row exactly once.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator
+import signal
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from engine.batch.runner import (
@@ -74,12 +75,13 @@ def ray_results(
                 "log_to_driver": False,
             }
             started = True
-            if reaper is None:
-                ray.init(address=address, **kwargs)
-            else:
-                reaper.start()
-                # "local": a new instance even when this machine runs a cluster (ray start).
-                ray.init(address="local", num_cpus=num_cpus, **kwargs)
+            with _keep_signal_handlers():
+                if reaper is None:
+                    ray.init(address=address, **kwargs)
+                else:
+                    reaper.start()
+                    # "local": a new instance even when this machine runs a cluster (ray start).
+                    ray.init(address="local", num_cpus=num_cpus, **kwargs)
         remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, max_calls=policy.max_tasks)(
             measured
         )
@@ -110,3 +112,17 @@ def ray_results(
                 ray.shutdown()
         if reaper is not None:
             reaper.stop()
+
+
+@contextlib.contextmanager
+def _keep_signal_handlers() -> Iterator[None]:
+    """ray.init installs its own SIGTERM handler (it prints a trace and exits): put the
+    driver's back, so SIGTERM stops a batch as cleanly as Ctrl+C (engine.batch.runner)."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                with contextlib.suppress(ValueError, TypeError):
+                    signal.signal(sig, handler)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine import lifeline, logs
 from engine.batch.progress import Progress
@@ -54,6 +55,19 @@ class BatchSummary:
     interrupted: bool
     largest_worker_mb: float = 0.0  # the largest memory high-water mark a worker reported
     recycled_workers: int = 0
+    stop_signal: int = 0  # the signal that stopped the batch (SIGINT, SIGTERM), 0 if none
+
+    @property
+    def stopped_by(self) -> str:
+        """The name of the signal that stopped the batch ('SIGTERM'), '' if none."""
+        return signal.Signals(self.stop_signal).name if self.stop_signal else ""
+
+    @property
+    def exit_status(self) -> int:
+        """The command's exit status: 0, or 128 + the signal when interrupted (130: Ctrl+C)."""
+        if not self.interrupted:
+            return 0
+        return 128 + (self.stop_signal or signal.SIGINT)
 
 
 @dataclass
@@ -246,6 +260,55 @@ def local_results(
             suspects.extend(reversed(lost))
 
 
+class StopSignals:
+    """SIGINT (Ctrl+C) and SIGTERM in the driver: stop the batch cleanly.
+
+    The first signal raises KeyboardInterrupt where the driver waits for rows, or right after
+    the row being written (a row is never cut in half); the backend's cleanup then stops the
+    workers. A second signal exits at once (the rows on disk are complete; the workers end
+    with their driver, see engine.lifeline).
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum = 0
+        self.writing = False
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        """Handle the signals from now on (only the main thread can; elsewhere a no-op)."""
+        for sig in self.SIGNALS:
+            with contextlib.suppress(ValueError):
+                self._previous[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.signum:
+            os._exit(128 + signum)
+        self.signum = signum
+        name = signal.Signals(signum).name
+        print(f"\n{name}: stopping the workers (again to exit at once)", file=sys.stderr)
+        if not self.writing:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def writing_row(self) -> Iterator[None]:
+        """A row is being written: a signal now takes effect once it is complete."""
+        self.writing = True
+        try:
+            yield
+        finally:
+            self.writing = False
+        if self.signum:
+            raise KeyboardInterrupt
+
+
 def run_batch(
     tasks: list[Task],
     store: ResultsStore,
@@ -262,7 +325,8 @@ def run_batch(
 ) -> BatchSummary:
     """Run the unfinished `tasks`, appending each row to `store` as it completes.
 
-    Ctrl+C (or SIGTERM) stops the workers; every row finished so far is already on disk.
+    Ctrl+C (or SIGTERM) stops the workers (StopSignals); every row finished so far is already
+    on disk and the summary says which signal stopped the batch.
     Workers are replaced per `policy`; `progress` shows their memory and how many were replaced.
     """
     todo = pending_tasks(tasks, info, retry_errors)
@@ -285,29 +349,29 @@ def run_batch(
     else:
         raise ValueError(f"unknown backend {backend!r}")
 
-    def on_term(signum, frame):  # pragma: no cover - exercised by the kill test
-        raise KeyboardInterrupt
-
-    previous = signal.getsignal(signal.SIGTERM)
-    with contextlib.suppress(ValueError):  # not the main thread: leave SIGTERM alone
-        signal.signal(signal.SIGTERM, on_term)
-    progress.draw(force=True)
+    stop = StopSignals()
     try:
+        stop.install()
+        progress.draw(force=True)
         with worker_environment():
             for row in results:
-                store.append(row)
-                ran += 1
-                is_error = row.get("status") == STATUS_ERROR
-                errors += int(is_error)
-                progress.update(error=is_error)
-                if on_row is not None:
-                    on_row(row)
+                with stop.writing_row():  # a signal waits until the row is on disk
+                    store.append(row)
+                    ran += 1
+                    is_error = row.get("status") == STATUS_ERROR
+                    errors += int(is_error)
+                    progress.update(error=is_error)
+                    if on_row is not None:
+                        on_row(row)
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        results.close()
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGTERM, previous)
-        progress.close()
+        try:
+            results.close()
+        finally:
+            stop.restore()
+            progress.close()
     peak = max(stats.largest_mb, stats.peak_mb)
-    return BatchSummary(unique, skipped, ran, errors, interrupted, peak, stats.recycled)
+    return BatchSummary(
+        unique, skipped, ran, errors, interrupted, peak, stats.recycled, stop.signum
+    )

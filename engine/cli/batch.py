@@ -223,9 +223,11 @@ def execute(
     finished = summary.skipped + summary.ran
     elapsed = format_duration(time.monotonic() - start)
     if summary.interrupted:
+        how = f" by {summary.stopped_by}" if summary.stopped_by else ""
         print(
-            f"{prog}: interrupted after {summary.ran} new tasks ({elapsed}); {finished} of "
-            f"{summary.total} tasks are in {out}: run the same command to resume",
+            f"{prog}: interrupted{how} after {summary.ran} new tasks ({elapsed}); the workers "
+            f"are stopped and {finished} of {summary.total} tasks are in {out}: run the same "
+            "command to resume",
             file=sys.stderr,
         )
     else:
@@ -316,7 +318,8 @@ def _report_resume(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run (or resume) the batch into `args.out`; exit status 130 when interrupted."""
+    """Run (or resume) the batch into `args.out`; exit status 128 + the signal when stopped by
+    one (130: Ctrl+C, 143: SIGTERM)."""
     from engine.batch.tasks import make_tasks, parse_models
 
     models = parse_models(args.models)
@@ -325,4 +328,4 @@ def run(args: argparse.Namespace) -> int:
     table = load_table(args)
     tasks = make_tasks(table, config)
     summary = execute(args, table, tasks, args.out, "ipcgrasp batch")
-    return 130 if summary.interrupted else 0
+    return summary.exit_status

@@ -90,7 +90,8 @@ def parse_list(text: str, option: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run (or resume) the E x mu batch, then write the tables; 130 when interrupted."""
+    """Run (or resume) the E x mu batch, then write the tables; 128 + the signal (130: Ctrl+C,
+    143: SIGTERM) when interrupted."""
     from engine.batch.tasks import make_tasks
     from engine.evaluation.labels import load_labels
     from engine.io.safe_write import refuse_existing
@@ -118,11 +119,11 @@ def run(args: argparse.Namespace) -> int:
                 table, config, overrides={"youngs_modulus_pa": e, "mu": mu}
             )
     results = out / "results.csv"
-    interrupted = False
+    status = 0
     if not args.evaluate_only:
         tasks = [t for ts in cell_tasks.values() for t in ts]
         summary = execute(args, table, tasks, str(results), prog)
-        interrupted = summary.interrupted
+        status = summary.exit_status
     if not results.is_file():
         raise ParameterError(f"{results} does not exist yet: run the grid without --evaluate-only")
     write_outputs(
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         model,
         overwrite=replace,
     )
-    return 130 if interrupted else 0
+    return status
 
 
 def write_outputs(

@@ -1,9 +1,11 @@
-"""Batch workers never outlive their driver.
+"""Batch workers never outlive their driver, and SIGINT / SIGTERM stop a batch resumably.
 
 The real `ipcgrasp batch` runs in a subprocess (local pool of 2 workers, and a local Ray
 instance when Ray is installed). Killed with SIGKILL mid-run, every process it had started (pool
 workers, multiprocessing's resource tracker, Ray's GCS, raylet, agents and workers) is gone
-within a few seconds.
+within a few seconds. Stopped with SIGTERM or Ctrl+C, it exits with 128 + the signal, keeps
+every finished row (a valid CSV), says how to resume and stops its workers; running the same
+command again runs only the unfinished tasks.
 """
 
 from __future__ import annotations
@@ -86,3 +88,46 @@ def test_a_killed_driver_leaves_no_process_behind(tmp_path, backend):
     left = still_running(children)
     assert not left, "\n".join(left)
     assert read_rows(out)  # what was written stays
+
+
+@pytest.mark.parametrize(
+    "backend, sig, to_group",
+    [
+        ("local", signal.SIGTERM, False),  # kill PID, systemd, a scheduler
+        ("local", signal.SIGINT, True),  # Ctrl+C in a terminal: the whole process group
+        pytest.param("ray", signal.SIGTERM, False, marks=needs_ray),
+        pytest.param("ray", signal.SIGINT, True, marks=needs_ray),
+    ],
+)
+def test_a_signal_stops_the_batch_and_the_resume_runs_only_the_rest(
+    tmp_path, backend, sig, to_group
+):
+    grasps = write_grasps(tmp_path / "g.csv", [["a", *CUBE_ROW]])  # 4 tasks
+    out, log = tmp_path / "r.csv", tmp_path / "stderr.txt"
+    proc = start_batch(grasps, out, backend, log)
+    wait_for_rows(out, 1, proc, log)
+    children = descendants(proc.pid)
+    if to_group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    assert proc.wait(120) == 128 + sig, log.read_text()
+    err = log.read_text()
+    assert f"interrupted by {sig.name}" in err and "run the same command to resume" in err, err
+    left = still_running(children)
+    assert not left, "\n".join(left)
+    assert out.read_bytes().endswith(b"\n")  # no half-written row
+    first = read_rows(out)
+    assert 1 <= len(first) < 4 and all(r["status"] == "ok" for r in first), first
+    assert len({r["task_key"] for r in first}) == len(first)
+
+    resume_log = tmp_path / "resume.txt"
+    proc = start_batch(grasps, out, backend, resume_log)
+    assert proc.wait(600) == 0, resume_log.read_text()
+    err = resume_log.read_text()
+    assert f"resuming {out}: {len(first)} tasks done" in err, err
+    assert f"{4 - len(first)} tasks run" in err, err  # finished tasks are not computed again
+    rows = read_rows(out)
+    assert rows[: len(first)] == first  # finished rows untouched
+    assert sorted(int(r["trial"]) for r in rows) == [0, 1, 2, 3]
+    assert len({r["task_key"] for r in rows}) == 4 and all(r["status"] == "ok" for r in rows)

@@ -1,13 +1,16 @@
-"""The local pool: a worker that dies is replaced; its task is retried once, then recorded."""
+"""The local pool: a worker that dies is replaced; its task is retried once, then recorded.
+A SIGTERM while a row is written takes effect once the row is complete."""
 
 from __future__ import annotations
 
 import os
+import signal
 
 from engine.batch.grasp_table import read_grasp_table
-from engine.batch.runner import local_results
+from engine.batch.results_store import ResultsStore
+from engine.batch.runner import local_results, run_batch
 from engine.batch.tasks import BatchConfig, base_row, make_tasks
-from tests.engine.batch.conftest import CUBE_ROW, write_grasps
+from tests.engine.batch.conftest import CUBE_ROW, read_rows, write_grasps
 
 
 def crash_on_b(task):
@@ -25,3 +28,39 @@ def test_a_dying_worker_does_not_stop_the_pool(tmp_path):
     assert sorted(by_grasp) == ["a", "b", "c", "d"] and len(rows) == 4
     assert by_grasp["b"]["status"] == "error" and by_grasp["b"]["reason"] == "worker died"
     assert all(by_grasp[g]["status"] == "ok" for g in "acd")
+
+
+def ok_row(task):
+    return {**base_row(task), "status": "ok"}
+
+
+class TerminatedWhileWriting(ResultsStore):
+    """SIGTERM arrives while grasp 'a''s row is being written."""
+
+    def append(self, row):
+        if row["grasp_id"] == "a":
+            os.kill(os.getpid(), signal.SIGTERM)
+        super().append(row)
+
+
+def batch_into(path, tasks, store_type=ResultsStore):
+    store = store_type(path)
+    try:
+        return run_batch(tasks, store, store.open(), workers=0, fn=ok_row)
+    finally:
+        store.close()
+
+
+def test_sigterm_while_a_row_is_written_stops_after_that_row_and_resumes(tmp_path):
+    grasps = write_grasps(tmp_path / "g.csv", [[g, *CUBE_ROW] for g in "abc"])
+    tasks = make_tasks(read_grasp_table(grasps), BatchConfig(models=("reach",)))
+    before = signal.getsignal(signal.SIGTERM)
+    summary = batch_into(tmp_path / "r.csv", tasks, TerminatedWhileWriting)
+    assert summary.interrupted and summary.ran == 1 and summary.stopped_by == "SIGTERM"
+    assert summary.exit_status == 143
+    assert signal.getsignal(signal.SIGTERM) == before
+    assert [r["grasp_id"] for r in read_rows(tmp_path / "r.csv")] == ["a"]
+    summary = batch_into(tmp_path / "r.csv", tasks)
+    assert not summary.interrupted and summary.exit_status == 0
+    assert (summary.skipped, summary.ran) == (1, 2)
+    assert [r["grasp_id"] for r in read_rows(tmp_path / "r.csv")] == ["a", "b", "c"]
