@@ -71,6 +71,7 @@ def bind_runs_table(model: AppModel, table: Any) -> None:
 
     model.document_changed.connect(lambda doc: table.set_trials(records(doc.run)))
     model.run_started.connect(lambda run: table.set_trials(records(run)))
+    model.run_loaded.connect(lambda run: table.set_trials(records(run)))
     model.trial_updated.connect(table.update_trial)
     model.trial_selected.connect(lambda trial, _series: table.select_trial(trial))
     table.trial_selected.connect(model.select_trial)

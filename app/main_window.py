@@ -31,6 +31,7 @@ from app import bindings
 from app import logs as app_logs
 from app.analysis_client import AnalysisClient
 from app.controllers.analysis import AnalysisController
+from app.controllers.dataset import DataSetController
 from app.controllers.default_grasp import DefaultGraspController
 from app.controllers.editing import EditController
 from app.controllers.exports import ExportController
@@ -39,6 +40,7 @@ from app.controllers.runs import RunController
 from app.controllers.sampling import SamplingController
 from app.controllers.scene import SceneController
 from app.controllers.sessions import SessionController
+from app.dataset_dock import DataSetDock
 from app.grasp_dock import GraspDock
 from app.log_view import LogView, app_data_dir
 from app.menus import build_menus
@@ -60,6 +62,7 @@ class MainWindow(QMainWindow):
 
     # Created by app.menus.build_menus (actions are also reachable from tests and tools).
     open_action: QAction
+    open_dataset_action: QAction
     reopen_unit_action: QAction
     reopen_body_action: QAction
     example_action: QAction
@@ -100,6 +103,7 @@ class MainWindow(QMainWindow):
         self.predictions = PredictionsPanel()
         self.param_dock = ParamDock()
         self.grasp_dock = GraspDock()
+        self.dataset_dock = DataSetDock()
         self.log_view = LogView(self.log_hub)
         self._build_layout()
         self.ui = Feedback(self, self.status_label)
@@ -132,6 +136,11 @@ class MainWindow(QMainWindow):
         self.opening = OpenController(
             self.model, self.viewport, self.ui, self.sessions.confirm_discard,
             self.undo_stack.clear, self._set_title, self.recent_menu,
+        )  # fmt: skip
+        self.datasets = DataSetController(
+            self.model, self.dataset_dock, self.viewport, self.opening, self.editing, self.runs,
+            self.sim, self.ui, self.sessions.confirm_discard,
+            self.sessions.confirm_replace_results, self._show_dataset_dock, self,
         )  # fmt: skip
         self._bind_views()
         # Qt signals for tests and tools: a frame drawn, predictions shown.
@@ -183,6 +192,9 @@ class MainWindow(QMainWindow):
         )
         self.tabifyDockWidget(self.grasp_dock_widget, self.param_dock_widget)
         self.grasp_dock_widget.raise_()
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        self.dataset_dock_widget = self._dock("Data set", self.dataset_dock, left, "dataset")
+        self.dataset_dock_widget.hide()  # File > Open data set shows it (View > Data set)
 
         timeline_box = QWidget()
         tl = QVBoxLayout(timeline_box)
@@ -229,6 +241,11 @@ class MainWindow(QMainWindow):
             lambda _r: self.scene.show_contacts(self.predictions.contacts_box.isChecked())
         )
 
+    def _show_dataset_dock(self) -> None:
+        self.dataset_dock_widget.show()
+        self.dataset_dock_widget.raise_()
+        self.resizeDocks([self.dataset_dock_widget], [520], Qt.Orientation.Horizontal)
+
     def _set_title(self, label: str) -> None:
         self.setWindowTitle(f"ipcgrasp - {label}")
 
@@ -241,6 +258,7 @@ class MainWindow(QMainWindow):
         self.runs.connect_pool(pool)
         self.sessions.pool = pool
         self.scene.pool = pool
+        self.datasets.pool = pool
 
     # --- Qt events ----------------------------------------------------------------------------
     def dragEnterEvent(self, event: Any) -> None:

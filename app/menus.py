@@ -34,6 +34,11 @@ def build_menus(w: Any) -> None:
     w.open_action = action(
         "&Open…", lambda: w.opening.open_dialog(), key_seq.Open, "Open a mesh or a session"
     )
+    w.open_dataset_action = action(
+        "Open &data set…", lambda: w.datasets.open_dialog(), "Ctrl+Shift+O",
+        "Browse a data set of grasps: a grasp CSV, a REACH JSON of physical trials or a batch "
+        "results CSV (with its frames folder)",
+    )  # fmt: skip
     w.reopen_unit_action = action(
         "Reopen with another &unit…", lambda: w.opening.reopen_with_unit(), None,
         "Open the current mesh file again in metres, centimetres, millimetres or inches",
@@ -92,6 +97,7 @@ def build_menus(w: Any) -> None:
 
     menu = w.menuBar().addMenu("&File")
     menu.addAction(w.open_action)
+    menu.addAction(w.open_dataset_action)
     w.recent_menu = menu.addMenu("Open &recent")
     menu.addAction(w.reopen_unit_action)
     menu.addAction(w.reopen_body_action)
@@ -123,7 +129,8 @@ def build_menus(w: Any) -> None:
     w.ask_replace_action.toggled.connect(app_settings.set_ask_before_replacing_results)
     sim.addAction(w.ask_replace_action)
     view = w.menuBar().addMenu("&View")
-    for d in (w.grasp_dock_widget, w.param_dock_widget, w.timeline_dock, w.log_dock):
+    docks = (w.grasp_dock_widget, w.param_dock_widget, w.dataset_dock_widget, w.timeline_dock)
+    for d in (*docks, w.log_dock):
         view.addAction(d.toggleViewAction())
     _toolbar(w)
     _shortcuts(w)

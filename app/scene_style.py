@@ -54,35 +54,52 @@ GLYPH_FINGER_MM = (5.0, -12.0)  # finger from the tip (+z) back to the palm
 GLYPH_STEM_MM = 10.0
 GLYPH_MARGIN_MM = 2.0  # fingers this far outside the contacts
 CANDIDATE_CMAP = "RdYlGn"  # red: lowest quality, green: highest
+UNKNOWN_COLOR = "#9aa0a6"  # a data-set grasp whose outcome is not known
+DATASET_SELECTED_COLOR = "#1f3a93"  # the data-set grasp shown
+
+
+def gripper_glyphs(
+    poses: np.ndarray,
+    widths: np.ndarray,
+    values: np.ndarray,
+    index_name: str = "glyph",
+    value_name: str = "value",
+) -> pv.PolyData:
+    """Line glyphs of small grippers: `poses` (N,4,4) gripper frames, `widths` (N,) contact
+    widths (m), 4 segments each, with cell data `index_name` (the glyph's index) and
+    `value_name` (its value, for colouring)."""
+    poses = np.asarray(poses, dtype=float).reshape(-1, 4, 4)
+    n = len(poses)
+    tip, back = (v * 1e-3 for v in GLYPH_FINGER_MM)
+    stem = back - GLYPH_STEM_MM * 1e-3
+    half = 0.5 * np.asarray(widths, dtype=float).reshape(n) + GLYPH_MARGIN_MM * 1e-3
+    local = np.zeros((n, 6, 3))
+    local[:, 0] = np.c_[-half, np.zeros(n), np.full(n, tip)]
+    local[:, 1] = np.c_[-half, np.zeros(n), np.full(n, back)]
+    local[:, 2] = np.c_[half, np.zeros(n), np.full(n, tip)]
+    local[:, 3] = np.c_[half, np.zeros(n), np.full(n, back)]
+    local[:, 4, 2] = back
+    local[:, 5, 2] = stem
+    world = np.einsum("nij,nkj->nki", poses[:, :3, :3], local) + poses[:, None, :3, 3]
+    segments = np.array([(0, 1), (2, 3), (1, 3), (4, 5)])
+    ends = 6 * np.arange(n)[:, None, None] + segments[None]  # (n, 4, 2)
+    lines = np.concatenate([np.full((n, 4, 1), 2), ends], axis=2).ravel()
+    poly = pv.PolyData(world.reshape(-1, 3), lines=lines.astype(np.int64))
+    poly.cell_data[index_name] = np.repeat(np.arange(n, dtype=np.int64), 4)
+    poly.cell_data[value_name] = np.repeat(np.asarray(values, dtype=float).reshape(n), 4)
+    return poly
 
 
 def candidate_glyphs(candidates: list) -> pv.PolyData:
     """Line glyphs of engine GraspCandidates: 4 segments each, with cell data `candidate`
     (its index) and `quality` (its margin; NaN drawn as the lowest)."""
-    tip, back = (v * 1e-3 for v in GLYPH_FINGER_MM)
-    stem = back - GLYPH_STEM_MM * 1e-3
-    points: list[np.ndarray] = []
-    lines: list[int] = []
-    index: list[int] = []
-    quality: list[float] = []
-    for k, c in enumerate(candidates):
-        pose = c.grasp.pose()
-        half = 0.5 * c.width_m + GLYPH_MARGIN_MM * 1e-3
-        local = np.array(
-            [[-half, 0, tip], [-half, 0, back], [half, 0, tip], [half, 0, back],
-             [0, 0, back], [0, 0, stem]]
-        )  # fmt: skip
-        world = local @ pose[:3, :3].T + pose[:3, 3]
-        base = 6 * k
-        points.append(world)
-        for a, b in ((0, 1), (2, 3), (1, 3), (4, 5)):
-            lines += [2, base + a, base + b]
-            index.append(k)
-            quality.append(float(c.quality))
-    poly = pv.PolyData(np.vstack(points), lines=np.asarray(lines))
-    values = np.asarray(quality, dtype=float)
+    values = np.asarray([float(c.quality) for c in candidates], dtype=float)
     finite = np.isfinite(values)
     low = float(values[finite].min()) if finite.any() else 0.0
-    poly.cell_data["candidate"] = np.asarray(index, dtype=np.int64)
-    poly.cell_data["quality"] = np.where(finite, values, low)
-    return poly
+    return gripper_glyphs(
+        np.array([c.grasp.pose() for c in candidates]),
+        np.array([c.width_m for c in candidates]),
+        np.where(finite, values, low),
+        index_name="candidate",
+        value_name="quality",
+    )

@@ -1,8 +1,9 @@
 """`ipcgrasp gui --smoke-test`: the whole app path in a minute, for CI and packaged bundles.
 
 Opens the main window with the example object (or the given file), checks the default grasp is
-drawn and valid, streams a short simulation from a worker process, renders a streamed frame and
-exits 0; any failure prints the step and the reason and exits 1.
+drawn and valid, streams a short simulation from a worker process, renders a streamed frame,
+saves a session, opens a small data set (a grasp table: listed, drawn, a grasp shown) and exits
+0; any failure prints the step and the reason and exits 1.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +48,37 @@ def _non_blank(img: np.ndarray) -> float:
     keys = flat[:, 0] * 65536 + flat[:, 1] * 256 + flat[:, 2]
     _values, counts = np.unique(keys, return_counts=True)
     return 1.0 - counts.max() / len(keys)
+
+
+# A grasp table of the built-in cube (the format `ipcgrasp sample` writes): three top-down
+# grasps, the last one across the cube's other axis.
+SMOKE_GRASPS = """grasp_id,object,center_x,center_y,center_z,axis_x,axis_y,axis_z,approach_angle
+centre,cube,0,0,0.015,1,0,0,0
+off_centre,cube,0,0.004,0.015,1,0,0,0
+across,cube,0,0,0.015,0,1,0,0
+"""
+
+
+def _open_data_set(window: Any, folder: Path) -> str:
+    """File > Open data set on a small grasp table: its grasps listed and drawn as glyphs, the
+    second one shown when chosen. Returns what was checked."""
+    table = folder / "grasps.csv"
+    table.write_text(SMOKE_GRASPS)
+    if not window.datasets.open_path(table):
+        raise SmokeFailure("; ".join(window.ui.errors) or "the data set did not open")
+    ds = window.model.dataset
+    rows = window.dataset_dock.proxy.rowCount()
+    glyphs = window.viewport.glyph_polys.get("dataset")
+    if ds is None or rows != 3 or glyphs is None or glyphs.n_cells != 12:
+        raise SmokeFailure(
+            f"the data set shows {rows} rows and {0 if glyphs is None else glyphs.n_cells} glyph "
+            "segments (3 and 12 expected)"
+        )
+    if not window.datasets.show_grasp(1) or not np.allclose(
+        window.doc.grasp.center, [0, 0.004, 0.015]
+    ):
+        raise SmokeFailure(f"choosing a data-set grasp did not show it: {window.ui.errors}")
+    return "a data set of 3 grasps listed, drawn and shown"
 
 
 def run_smoke_test(
@@ -106,10 +138,12 @@ def run_smoke_test(
         with tempfile.TemporaryDirectory() as tmp:
             if not window.sessions.save_session(Path(tmp) / "smoke"):
                 raise SmokeFailure("; ".join(window.ui.errors))
+            step = "opening a data set"
+            opened = _open_data_set(window, Path(tmp))
         print(
             f"ipcgrasp smoke test: OK ({len(rec.frames)} frames streamed from a worker process, "
             f"first frame {first_frame_s:.2f} s after Simulate, {share:.0%} of the view drawn, "
-            f"{time.perf_counter() - t0:.1f} s total)",
+            f"{opened}, {time.perf_counter() - t0:.1f} s total)",
             flush=True,
         )
         code = 0

@@ -202,3 +202,8 @@ class Feedback:
         """An open-file dialog; None if cancelled."""
         path, _ = QFileDialog.getOpenFileName(self.parent, title, "", filt)
         return path or None
+
+    def open_folder(self, title: str) -> str | None:
+        """A choose-folder dialog; None if cancelled."""
+        path = QFileDialog.getExistingDirectory(self.parent, title, "")
+        return path or None

@@ -24,15 +24,18 @@ from app.gripper_shapes import GripperShapes
 from app.scene_style import (
     BACKGROUND,
     CANDIDATE_CMAP,
+    DATASET_SELECTED_COLOR,
     GRID_COLOR,
     GROUND_COLOR,
     OBJECT_COLOR,
     OBJECT_EDGE_COLOR,
     PAD_COLOR,
     PLATE_COLOR,
+    UNKNOWN_COLOR,
     WARNING_COLOR,
     candidate_glyphs,
     contact_mesh,
+    gripper_glyphs,
     ground_plane,
 )
 from app.scene_style import polydata as _polydata
@@ -55,6 +58,7 @@ class Viewport(QObject):
     hovered = Signal(object, object)
     gizmo_moved = Signal(object)  # 4x4 gripper pose after a gizmo drag
     candidate_clicked = Signal(int)  # index of the sampled grasp glyph clicked (left button)
+    dataset_clicked = Signal(int)  # data-set grasp index of the glyph clicked (left button)
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -91,11 +95,15 @@ class Viewport(QObject):
         self._hover_timer.timeout.connect(self._hover_pick)
         self._hovering = False
         self.plotter.iren.add_observer("MouseMoveEvent", self._on_mouse_move)
-        # Sampled-grasp glyphs: a left click (press and release without dragging) on one.
+        # Sampled-grasp and data-set glyphs: a left click (press and release without dragging)
+        # on one. Glyph actor name -> its glyphs' indices (sampled candidates, data-set grasps).
         self._candidate_picker = vtkCellPicker()
         self._candidate_picker.SetTolerance(0.004)
         self._candidate_picker.PickFromListOn()
-        self._candidate_count = 0
+        self._glyph_indices: dict[str, list[int]] = {}
+        # The glyph polydata drawn, by actor name: the picker's cell ids index them (an actor's
+        # mapper.dataset may be the output of pyvista's scalars filter, empty until rendered).
+        self.glyph_polys: dict[str, pv.PolyData] = {}
         self._left_press: tuple[float, float] | None = None
         self._left_observers: list[tuple[Any, int]] = []
         self._watch_left_button()
@@ -159,6 +167,8 @@ class Viewport(QObject):
         p = self.plotter
         self._remove_gizmo()
         p.clear_actors()
+        self._glyph_indices, self.glyph_polys = {}, {}
+        self._candidate_picker.InitializePickList()
         self._frame_text = None
         self._pad_actors, self._plate_actors, self._pad_polys = [], [], []
         self._contact_names = []
@@ -475,32 +485,88 @@ class Viewport(QObject):
     def show_candidates(self, candidates: list) -> None:
         """Draw sampled grasps as small gripper glyphs coloured by quality ([] removes them)."""
         self._remove_actor("candidates")
-        self._candidate_picker.InitializePickList()
-        self._candidate_count = len(candidates)
+        self._glyph_indices.pop("candidates", None)
+        self.glyph_polys.pop("candidates", None)
         if candidates:
             poly = candidate_glyphs(candidates)
             q = np.asarray(poly.cell_data["quality"])
             lo, hi = float(q.min()), float(q.max())
-            actor = self._add_mesh(
+            self._add_mesh(
                 poly, scalars="quality", preference="cell", cmap=CANDIDATE_CMAP,
                 clim=(lo, hi if hi > lo else lo + 1.0), line_width=4,
                 render_lines_as_tubes=True, show_scalar_bar=False, name="candidates",
             )  # fmt: skip
-            self._candidate_picker.AddPickList(actor)
+            self._glyph_indices["candidates"] = list(range(len(candidates)))
+            self.glyph_polys["candidates"] = poly
+        self._update_pick_list()
+
+    def show_dataset(
+        self, indices: list[int], poses: np.ndarray, widths: np.ndarray, values: np.ndarray
+    ) -> None:
+        """Draw data-set grasps as small gripper glyphs coloured by outcome: `values` in
+        [0, 1] red to green, NaN (unknown) grey; `indices` are their data-set indices ([]
+        removes them)."""
+        self._remove_actor("dataset")
+        self._glyph_indices.pop("dataset", None)
+        self.glyph_polys.pop("dataset", None)
+        if len(indices):
+            poly = gripper_glyphs(poses, widths, values)
+            self._add_mesh(
+                poly, scalars="value", preference="cell", cmap=CANDIDATE_CMAP, clim=(0.0, 1.0),
+                nan_color=UNKNOWN_COLOR, line_width=3, render_lines_as_tubes=True,
+                show_scalar_bar=False, name="dataset",
+            )  # fmt: skip
+            self._glyph_indices["dataset"] = list(indices)
+            self.glyph_polys["dataset"] = poly
+        self._update_pick_list()
+
+    def show_dataset_selection(self, pose: np.ndarray | None, width: float = 0.0) -> None:
+        """Outline the shown data-set grasp's glyph (None removes the outline)."""
+        self._remove_actor("dataset_selected")
+        if pose is not None:
+            poly = gripper_glyphs(np.asarray(pose)[None], np.array([width]), np.zeros(1))
+            self._add_mesh(
+                poly, color=DATASET_SELECTED_COLOR, line_width=7, render_lines_as_tubes=True,
+                pickable=False, name="dataset_selected",
+            )  # fmt: skip
         self.request_render()
 
-    def candidate_at(self, x: float, y: float) -> int | None:
-        """The sampled grasp whose glyph is at VTK display pixel (x, y), or None."""
-        if not self._candidate_count:
+    def _update_pick_list(self) -> None:
+        picker = self._candidate_picker
+        picker.InitializePickList()
+        for name in self._glyph_indices:
+            actor = self.plotter.renderer.actors.get(name)
+            if actor is not None:
+                picker.AddPickList(actor)
+        self.request_render()
+
+    def glyph_at(self, x: float, y: float) -> tuple[str, int] | None:
+        """("candidates" or "dataset", index) of the glyph at VTK display pixel (x, y)."""
+        if not self._glyph_indices:
             return None
         picker = self._candidate_picker
         if not picker.Pick(x, y, 0, self.plotter.renderer) or picker.GetActor() is None:
             return None
         cell = picker.GetCellId()
-        actor = self.plotter.renderer.actors.get("candidates")
-        if cell < 0 or actor is None:
-            return None
-        return int(actor.mapper.dataset.cell_data["candidate"][cell])
+        for name, indices in self._glyph_indices.items():
+            actor = self.plotter.renderer.actors.get(name)
+            poly = self.glyph_polys.get(name)
+            if actor is None or poly is None or picker.GetActor() is not actor:
+                continue
+            if 0 <= cell < poly.n_cells:
+                k = int(poly.cell_data["candidate" if name == "candidates" else "glyph"][cell])
+                return name, indices[k]
+        return None
+
+    def candidate_at(self, x: float, y: float) -> int | None:
+        """The sampled grasp whose glyph is at VTK display pixel (x, y), or None."""
+        hit = self.glyph_at(x, y)
+        return hit[1] if hit is not None and hit[0] == "candidates" else None
+
+    def dataset_glyph_at(self, x: float, y: float) -> int | None:
+        """The data-set grasp whose glyph is at VTK display pixel (x, y), or None."""
+        hit = self.glyph_at(x, y)
+        return hit[1] if hit is not None and hit[0] == "dataset" else None
 
     def _on_left_press(self, _obj: Any, _event: Any) -> None:
         x, y = self.plotter.iren.get_event_position()
@@ -508,14 +574,16 @@ class Viewport(QObject):
 
     def _on_left_release(self, _obj: Any, _event: Any) -> None:
         start, self._left_press = self._left_press, None
-        if start is None or not self._candidate_count:
+        if start is None or not self._glyph_indices:
             return
         x, y = self.plotter.iren.get_event_position()
         if abs(x - start[0]) + abs(y - start[1]) > 4:  # a drag turned the camera
             return
-        index = self.candidate_at(float(x), float(y))
-        if index is not None:
-            self.candidate_clicked.emit(index)
+        hit = self.glyph_at(float(x), float(y))
+        if hit is not None:
+            (self.candidate_clicked if hit[0] == "candidates" else self.dataset_clicked).emit(
+                hit[1]
+            )
 
     # --- analytic contacts --------------------------------------------------------------------
     def show_contacts(self, contacts: list[ContactPoint] | list[ContactPatch]) -> None:

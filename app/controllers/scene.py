@@ -48,6 +48,7 @@ class SceneController(QObject):
         model.grasp_changed.connect(self._on_grasp_changed)
         model.grasp_checked.connect(self._on_grasp_checked)
         model.run_started.connect(self._on_run_started)
+        model.run_loaded.connect(self._on_run_loaded)
         model.frame_added.connect(self._on_frame_added)
         model.run_finished.connect(self._on_run_finished)
         model.trial_selected.connect(self._on_trial_selected)
@@ -116,6 +117,12 @@ class SceneController(QObject):
     def _on_run_started(self, run: Run) -> None:
         self.timeline.follow_live = True
         self.viewport.set_quality(False)  # cheaper renders while frames stream
+
+    def _on_run_loaded(self, run: Run) -> None:
+        # A recorded trial to replay: from its first frame, with the idle view's quality.
+        self.timeline.follow_live = False
+        self._shown = None
+        self.update_quality()
 
     def _on_frame_added(self, trial: int, index: int) -> None:
         # Widgets are refreshed from the display tick, not per frame: every repaint also

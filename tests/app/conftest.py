@@ -23,6 +23,7 @@ HEADLESS = {
     "test_controllers_headless.py",
     "test_workers.py",
     "test_settings.py",
+    "test_dataset_model.py",
 }
 
 
