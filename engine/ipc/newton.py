@@ -107,20 +107,39 @@ class PatternLdl:
     def __init__(self) -> None:
         # n -> (sorted keys col * n + row of the upper triangle, template CSC, solver)
         self._by_n: dict[int, tuple[np.ndarray, sp.csc_matrix, qdldl.Solver]] = {}
+        # The last matrix structure seen: (indptr, indices, upper-triangle entries, their keys,
+        # the union they were placed in, their slots in it). Newton matrices of one step mostly
+        # share a structure, and re-deriving the slots cost more than the numeric refactorization.
+        self._slots: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, object, np.ndarray]
+        self._slots = (np.empty(0), np.empty(0), np.empty(0), np.empty(0), None, np.empty(0))
 
     def factor(self, h: sp.csr_matrix) -> LdlFactor | None:
         """The factor of h, or None when h is not positive definite."""
         n = h.shape[0]
-        up = sp.triu(h, format="csc")
-        up.sum_duplicates()
-        keys = np.repeat(np.arange(n, dtype=np.int64) * n, np.diff(up.indptr)) + up.indices
+        h = sp.csr_matrix(h)
+        if not h.has_canonical_format:
+            h = h.copy()
+            h.sum_duplicates()
+        indptr, indices, upper, keys, placed_in, slots = self._slots
+        if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(h.indptr))
+            upper = np.flatnonzero(h.indices >= rows)
+            keys = h.indices[upper].astype(np.int64) * n + rows[upper]
+            order = np.argsort(keys, kind="stable")
+            upper, keys = upper[order], keys[order]
+            placed_in, slots = None, np.empty(0, dtype=np.int64)
+            indptr, indices = h.indptr.copy(), h.indices.copy()
+        values = h.data[upper]
         entry = self._by_n.get(n)
         if entry is not None:
             union, template, solver = entry
-            pos = np.minimum(np.searchsorted(union, keys), len(union) - 1)
-            if np.array_equal(union[pos], keys):
+            if placed_in is not union:
+                slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
+                placed_in = union if np.array_equal(union[slots], keys) else None
+            self._slots = (indptr, indices, upper, keys, placed_in, slots)
+            if placed_in is union:
                 template.data[:] = 0.0
-                template.data[pos] = up.data
+                template.data[slots] = values
                 try:
                     with _c_output_silenced():
                         solver.update(template, upper=True)
@@ -129,14 +148,15 @@ class PatternLdl:
                 return _definite(LdlFactor(solver))
             keys_all = np.union1d(union, keys)
         else:
+            self._slots = (indptr, indices, upper, keys, None, slots)
             keys_all = keys
-        cols, rows = np.divmod(keys_all, n)
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
+        cols, rows_all = np.divmod(keys_all, n)
+        col_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
         template = sp.csc_matrix(
-            (np.zeros(len(keys_all)), rows.astype(np.int32), indptr), shape=(n, n)
+            (np.zeros(len(keys_all)), rows_all.astype(np.int32), col_ptr), shape=(n, n)
         )
-        template.data[np.searchsorted(keys_all, keys)] = up.data
+        template.data[np.searchsorted(keys_all, keys)] = values
         self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
         try:
             with _c_output_silenced():
