@@ -74,6 +74,8 @@ class _State:
 FORCE_STOP_TOL = 0.02
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
 FREE_FLIGHT_STEPS = 8
+# A lift step at the steady lift speed spans this many time steps.
+STEADY_LIFT_STEPS = 2
 
 
 def build_pad(params: SimulationParams) -> PadMesh:
@@ -597,15 +599,15 @@ class GraspSimulation:
             room *= 0.5
         return min(delta, room)
 
-    def _lift_increment(self, elapsed_s: float) -> float:
-        """Plate rise over the next step: the speed ramps up linearly over lift_ramp_s.
+    def _lift_increment(self, elapsed_s: float, h: float) -> float:
+        """Plate rise over the next step of h seconds: the speed ramps up linearly over
+        lift_ramp_s.
 
         Jerking a held object to full speed in one step would add an inertial load of
         m v / h (as large as the weight of the 3 g cube at 0.1 m/s and h = 0.01 s), so the grip
         would be tested against more than gravity.
         """
         p = self.params
-        h = p.time_step_s
         if p.lift_ramp_s <= 0:
             return p.lift_speed_m_s * h
         t0, t1 = elapsed_s, elapsed_s + h
@@ -629,15 +631,20 @@ class GraspSimulation:
         for _ in range(p.max_steps):
             st = self._state
             if phase == "lift":
-                d = min(self._lift_increment(st.time_s - t_start), max_lift - st.lift_m)
+                elapsed = st.time_s - t_start
+                # Once the plates rise at a steady speed, nothing changes from step to step
+                # but the height: longer steps cover the same lift.
+                steady = p.lift_ramp_s <= 0 or elapsed >= p.lift_ramp_s - 1e-9
+                h = p.time_step_s * (STEADY_LIFT_STEPS if steady else 1)
+                d = min(self._lift_increment(elapsed, h), max_lift - st.lift_m)
                 try:
                     new, its = self._step(
-                        0.0, d, object_shift=np.array([0.0, 0.0, d]), hold_force_n=force
+                        0.0, d, object_shift=np.array([0.0, 0.0, d]), hold_force_n=force, h_s=h
                     )
                 except _StepBlocked as blocked:
                     # Rare: the rigid guess touches something; take a shorter step this once.
                     d = max(0.5 * blocked.alpha * d, 1e-6)
-                    new, its = self._step(0.0, d, hold_force_n=force)
+                    new, its = self._step(0.0, d, hold_force_n=force, h_s=h)
             else:
                 new, its = self._step(0.0, 0.0, hold_force_n=force)
             self._state = new

@@ -117,7 +117,7 @@ class IncrementalPotential:
     def gradient(self, u: np.ndarray) -> np.ndarray:
         """Reduced gradient at the current iterate u."""
         r = self.reduction
-        g = r.restrict(self.internal.gradient(u)) + r.jacobian.T @ self.contact.gradient(u)
+        g = r.restrict(self.internal.gradient(u)) + r.jacobian_t @ self.contact.gradient(u)
         if self.actuator is not None:
             g[r.s_index] += self.actuator.reduced_gradient(u)
         return g
@@ -134,15 +134,23 @@ class IncrementalPotential:
         r = self.reduction
         g_int, h_int = self._internal_cache(u)
         g_c, h_c = self.contact.gradient_hessian(u, project_contact)
-        jf = r.jacobian
-        g = r.restrict(g_int) + jf.T @ g_c
+        g = r.restrict(g_int) + r.jacobian_t @ g_c
         h = h_int
-        if h_c is not None:
-            h = h + (jf.T @ (h_c @ jf))
         if self.actuator is not None:
             g[r.s_index] += self.actuator.reduced_gradient(u)
+            # The closing coordinate's diagonal entry is in the internal pattern (the glued
+            # vertices' mass): add the actuator there instead of summing a sparse matrix.
             k = r.s_index
-            h = h + sp.csr_matrix(([self.actuator.reduced_hessian(u)], ([k], [k])), shape=h.shape)
+            lo, hi = h.indptr[k], h.indptr[k + 1]
+            slot = lo + int(np.searchsorted(h.indices[lo:hi], k))
+            a = self.actuator.reduced_hessian(u)
+            if slot < hi and h.indices[slot] == k:
+                h = h.copy()  # the internal Hessian is cached for a projected retry
+                h.data[slot] += a
+            else:
+                h = h + sp.csr_matrix(([a], ([k], [k])), shape=h.shape)
+        if h_c is not None:
+            h = h + (r.jacobian_t @ (h_c @ r.jacobian))
         return g, h.tocsr()
 
     def _internal_cache(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:

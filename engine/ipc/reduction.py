@@ -46,6 +46,7 @@ class Reduction:
             self.jacobian = (system.jacobian @ p).tocsr()
             self.closing = closing
             self._ww = float(closing @ closing)  # |w|^2: the number of glued vertices
+        self.jacobian_t = self.jacobian.T.tocsr()  # for products on every Newton iteration
         self.index = index  # full DOF -> reduced index (-1: prescribed)
         self.weight = weight  # full DOF -> d u_i / d z_index(i)
 
