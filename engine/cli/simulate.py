@@ -39,7 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the IPC trials of one grasp; print a line (or JSON object) per trial."""
+    """Run the IPC trials of one grasp; print a line (or JSON object) per trial, and with a
+    Psi_th stop the grip force each squeeze ended with (the force that Psi_th implies)."""
+    from engine.grasp.calibration import squeeze_end
     from engine.grasp.frames import Frame
     from engine.grasp.simulation import build_pad
     from engine.grasp.trials import check_grasp, robustness, run_trials
@@ -72,10 +74,23 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)
     frames: dict[int, list[Frame]] = {}
+    psi_stop = params.squeeze_stop()[0] == "psi"
+    last_squeeze: dict[int, Frame | None] = {}  # per trial; None once its squeeze line is out
 
     def on_frame(trial: int, frame: Frame) -> None:
         if args.frames:
             frames.setdefault(trial, []).append(frame)
+        if psi_stop and last_squeeze.get(trial, frame) is not None:
+            if frame.phase == "squeeze":
+                last_squeeze[trial] = frame
+            else:  # the squeeze has ended: say what grip force Psi_th gave
+                end = squeeze_end(params, last_squeeze.get(trial), ended=True)
+                last_squeeze[trial] = None
+                print(
+                    f"trial {trial}: {end.describe()}",
+                    file=sys.stderr if args.json else sys.stdout,
+                    flush=True,
+                )
         if args.verbose:
             print(
                 f"trial {trial} frame {frame.index:4d} t={frame.time_s:.3f}s {frame.phase:8s} "
