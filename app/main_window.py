@@ -140,7 +140,8 @@ class MainWindow(QMainWindow):
         self.datasets = DataSetController(
             self.model, self.dataset_dock, self.viewport, self.opening, self.editing, self.runs,
             self.sim, self.ui, self.sessions.confirm_discard,
-            self.sessions.confirm_replace_results, self._show_dataset_dock, self,
+            self.sessions.confirm_replace_results, self._show_dataset_dock,
+            self.scene.update_quality, self,
         )  # fmt: skip
         self._bind_views()
         # Qt signals for tests and tools: a frame drawn, predictions shown.

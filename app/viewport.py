@@ -45,6 +45,7 @@ from engine.grasp.grasp import Grasp
 from engine.scene.resting import RestingObject
 
 PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad
+DATASET_TUBES_MAX = 300  # data-set glyphs drawn as tubes up to this many grasps, else lines
 
 COLOR_MODES = ("none", "energy", "displacement")
 _FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
@@ -104,6 +105,8 @@ class Viewport(QObject):
         # The glyph polydata drawn, by actor name: the picker's cell ids index them (an actor's
         # mapper.dataset may be the output of pyvista's scalars filter, empty until rendered).
         self.glyph_polys: dict[str, pv.PolyData] = {}
+        self._dataset_glyphs: tuple[np.ndarray, np.ndarray, pv.PolyData] | None = None
+        self._outline: tuple[bytes, float] | None = None  # the data-set grasp outlined
         self._left_press: tuple[float, float] | None = None
         self._left_observers: list[tuple[Any, int]] = []
         self._watch_left_button()
@@ -501,27 +504,47 @@ class Viewport(QObject):
         self._update_pick_list()
 
     def show_dataset(
-        self, indices: list[int], poses: np.ndarray, widths: np.ndarray, values: np.ndarray
+        self,
+        indices: list[int],
+        poses: np.ndarray | None,
+        widths: np.ndarray | None,
+        values: np.ndarray | None,
+        transform: np.ndarray | None = None,
     ) -> None:
-        """Draw data-set grasps as small gripper glyphs coloured by outcome: `values` in
+        """Draw data-set grasps as small gripper glyphs coloured by outcome: `poses` (N,4,4)
+        in the object's mesh frame, placed by `transform` (mesh -> resting frame), `values` in
         [0, 1] red to green, NaN (unknown) grey; `indices` are their data-set indices ([]
-        removes them)."""
+        removes them). The same arrays again (another resting pose) reuse the glyphs drawn."""
+        cached = self._dataset_glyphs
+        if not len(indices) or poses is None or widths is None or values is None:
+            self._dataset_glyphs = None
+        elif cached is None or cached[0] is not poses or cached[1] is not values:
+            poly = gripper_glyphs(poses, widths, values)
+            self._dataset_glyphs = (poses, values, poly)
         self._remove_actor("dataset")
         self._glyph_indices.pop("dataset", None)
         self.glyph_polys.pop("dataset", None)
-        if len(indices):
-            poly = gripper_glyphs(poses, widths, values)
-            self._add_mesh(
+        if self._dataset_glyphs is not None:
+            poly = self._dataset_glyphs[2]
+            # Tubes read best, but cost ~0.1 ms per glyph per render with software GL: many
+            # glyphs are drawn as thin lines.
+            many = len(indices) > DATASET_TUBES_MAX
+            actor = self._add_mesh(
                 poly, scalars="value", preference="cell", cmap=CANDIDATE_CMAP, clim=(0.0, 1.0),
-                nan_color=UNKNOWN_COLOR, line_width=3, render_lines_as_tubes=True,
-                show_scalar_bar=False, name="dataset",
+                nan_color=UNKNOWN_COLOR, line_width=1 if many else 3,
+                render_lines_as_tubes=not many, show_scalar_bar=False, name="dataset",
             )  # fmt: skip
+            actor.user_matrix = np.eye(4) if transform is None else np.asarray(transform)
             self._glyph_indices["dataset"] = list(indices)
             self.glyph_polys["dataset"] = poly
         self._update_pick_list()
 
     def show_dataset_selection(self, pose: np.ndarray | None, width: float = 0.0) -> None:
         """Outline the shown data-set grasp's glyph (None removes the outline)."""
+        key = None if pose is None else (np.asarray(pose).tobytes(), float(width))
+        if key is not None and key == self._outline and "dataset_selected" in self._actor_names():
+            return  # drawn already
+        self._outline = key
         self._remove_actor("dataset_selected")
         if pose is not None:
             poly = gripper_glyphs(np.asarray(pose)[None], np.array([width]), np.zeros(1))
@@ -530,6 +553,9 @@ class Viewport(QObject):
                 pickable=False, name="dataset_selected",
             )  # fmt: skip
         self.request_render()
+
+    def _actor_names(self) -> set[str]:
+        return set(self.plotter.renderer.actors)
 
     def _update_pick_list(self) -> None:
         picker = self._candidate_picker

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from app.model import AppModel, Document
 from app.model.dataset import (
@@ -31,6 +31,7 @@ from engine.errors import IpcGraspError
 
 log = logging.getLogger(__name__)
 DATASET_FILTER = "Data sets (*.csv *.json);;All files (*)"
+QUALITY_PAUSE_MS = 400  # anti-aliasing back this long after the last grasp chosen
 
 
 class DataSetController(QObject):
@@ -38,14 +39,15 @@ class DataSetController(QObject):
 
     `opening` shows a document (OpenController.set_document); `editing` pushes undoable edits;
     `runs` starts simulations (RunController); `confirm_discard(what)` and `confirm_replace()`
-    ask before results are dropped; `show_dock()` raises the browser.
+    ask before results are dropped; `show_dock()` raises the browser; `restore_quality()` puts
+    the view's idle quality back (SceneController.update_quality).
     """
 
     def __init__(
         self, model: AppModel, dock: Any, viewport: Any, opening: Any, editing: Any, runs: Any,
         pool: Any, ui: Any, confirm_discard: Callable[[str], bool],
         confirm_replace: Callable[[], bool], show_dock: Callable[[], None],
-        parent: QObject | None = None,
+        restore_quality: Callable[[], None], parent: QObject | None = None,
     ) -> None:  # fmt: skip
         super().__init__(parent)
         self.model = model
@@ -60,6 +62,14 @@ class DataSetController(QObject):
         self.confirm_replace = confirm_replace
         self.show_dock = show_dock
         self.last_open_s = 0.0  # how long the last open took (benchmarks, status line)
+        self._glyphs: tuple[tuple, tuple] | None = None  # (data set, object, colour) -> arrays
+        # While grasps are being chosen the view renders without anti-aliasing (a full-screen
+        # pass that costs ~50 ms with software GL); it comes back once the choosing pauses.
+        self.restore_quality = restore_quality
+        self._quality_timer = QTimer(self)
+        self._quality_timer.setSingleShot(True)
+        self._quality_timer.setInterval(QUALITY_PAUSE_MS)
+        self._quality_timer.timeout.connect(restore_quality)
         model.dataset_changed.connect(self._on_dataset)
         model.dataset_selected.connect(lambda _i: self._draw_selection())
         model.document_changed.connect(lambda _doc: self.redraw())
@@ -134,10 +144,11 @@ class DataSetController(QObject):
             self.viewport.show_dataset([], None, None, None)
             self.viewport.show_dataset_selection(None)
             return
-        indices, poses, widths, values = glyph_arrays(
-            ds, obj.key, d.obj.pose_transform, self.dock.colour_column()
-        )
-        self.viewport.show_dataset(indices, poses, widths, values)
+        key = (id(ds), obj.key, self.dock.colour_column())
+        if self._glyphs is None or self._glyphs[0] != key:  # else only the resting pose changed
+            self._glyphs = (key, glyph_arrays(ds, obj.key, key[2]))
+        indices, poses, widths, values = self._glyphs[1]
+        self.viewport.show_dataset(indices, poses, widths, values, d.obj.pose_transform)
         self._draw_selection()
 
     def _draw_selection(self) -> None:
@@ -186,6 +197,8 @@ class DataSetController(QObject):
         if edit is None:
             return False
         state, same = edit
+        self.viewport.set_quality(False)
+        self._quality_timer.start()
         self.editing.push(state, f"show data-set grasp {g.grasp_id}")
         self.model.select_dataset_grasp(index)
         note = ""

@@ -120,7 +120,7 @@ class EditController:
             return
         from engine.scene.resting import rest_object
 
-        obj = rest_object(d.mesh, index, density_kg_m3=d.density_kg_m3)
+        obj = rest_object(d.mesh, index, density_kg_m3=d.density_kg_m3, poses=d.poses)
         grasp = provisional_default_grasp(obj, d.params)
         s = self.model.edit_state()
         self.push(replace(s, pose_index=index, grasp=grasp), f"rest on pose {index}")

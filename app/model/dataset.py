@@ -670,15 +670,14 @@ def pose_on(obj: DataSetObject, g: DataSetGrasp, rest_transform: np.ndarray) -> 
 
 
 def glyph_arrays(
-    ds: DataSet, object_key: str, rest_transform: np.ndarray, column: str
+    ds: DataSet, object_key: str, column: str
 ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
-    """(grasp indices, poses (N,4,4), widths (N,), values (N,)) of the grasps on `object_key`
-    placed on the object resting as `rest_transform`, coloured by `column`."""
+    """(grasp indices, gripper poses (N,4,4) in the object's mesh frame, widths (N,), values
+    (N,)) of the grasps on `object_key`, coloured by `column`."""
     members = ds.grasps_on(object_key)
     if not members:
         return [], np.zeros((0, 4, 4)), np.zeros(0), np.zeros(0)
-    mesh_poses = np.stack([g.mesh_pose for g in members if g.mesh_pose is not None])
-    poses = np.einsum("ij,njk->nik", np.asarray(rest_transform), mesh_poses)
+    poses = np.stack([g.mesh_pose for g in members if g.mesh_pose is not None])
     widths = np.array([g.width_m for g in members])
     values = np.array([ds.value(g, column) for g in members])
     return [g.index for g in members], poses, widths, values

@@ -81,7 +81,7 @@ class Document:
         mesh = mesh if mesh is not None else object_from_spec(spec_text, unit, body)
         params = params or SimulationParams()
         poses = stable_poses(mesh)
-        obj = rest_object(mesh, 0)
+        obj = rest_object(mesh, 0, poses=poses)
         grasp = (
             safe_default_grasp(obj, params)
             if find_default
@@ -118,7 +118,7 @@ class Document:
     def set_pose(self, index: int, find_default: bool = True) -> None:
         """Rest the object in stable pose `index` and reset the grasp to the default (with
         `find_default` False: to a ProvisionalGrasp, or leave it to the caller to set)."""
-        self.obj = rest_object(self.mesh, index, density_kg_m3=self.density_kg_m3)
+        self.obj = rest_object(self.mesh, index, density_kg_m3=self.density_kg_m3, poses=self.poses)
         self.pose_index = index
         self.grasp = (
             safe_default_grasp(self.obj, self.params)
@@ -130,7 +130,7 @@ class Document:
     def set_density(self, density: float | None) -> None:
         """Re-rest the object with this density (None: the object's default)."""
         self.density_kg_m3 = density
-        self.obj = rest_object(self.mesh, self.pose_index, density_kg_m3=density)
+        self.obj = rest_object(self.mesh, self.pose_index, density_kg_m3=density, poses=self.poses)
         self.version += 1
 
     def new_run(self, run_id: int) -> Run:
@@ -170,7 +170,7 @@ class Document:
         density = None if mesh.source.startswith("builtin:") else session.density_kg_m3
         if not np.isfinite(session.density_kg_m3):
             density = None
-        obj = rest_object(mesh, index, density_kg_m3=density)
+        obj = rest_object(mesh, index, density_kg_m3=density, poses=poses)
         doc = cls(
             spec_text, session.object_unit, mesh, poses, index, density, obj, session.grasp,
             session.params, session.spec,

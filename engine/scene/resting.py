@@ -92,14 +92,17 @@ def rest_object(
     stable_pose: int = 0,
     mass_kg: float | None = None,
     density_kg_m3: float | None = None,
+    *,
+    poses: list[StablePose] | None = None,
 ) -> RestingObject:
     """Place `mesh` in stable pose number `stable_pose` (0 = most probable) on the table.
 
     Give at most one of `mass_kg` and `density_kg_m3`; with neither, the built-in cube weighs
-    BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3.
+    BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3. `poses`: the mesh's
+    `stable_poses` when the caller has them already (the toppling analysis is the slow part).
     """
     _check_mass_inputs(mass_kg, density_kg_m3)
-    poses = stable_poses(mesh)
+    poses = stable_poses(mesh) if poses is None else poses
     if isinstance(stable_pose, bool) or not isinstance(stable_pose, int | np.integer):
         raise ParameterError(f"stable_pose must be an integer index, got {stable_pose!r}")
     if not 0 <= stable_pose < len(poses):
