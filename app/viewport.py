@@ -75,6 +75,7 @@ class Viewport(QObject):
         self.renders = 0
         self._object_poly: pv.PolyData | None = None
         self._object_actor: pv.Actor | None = None
+        self._object_faces: np.ndarray | None = None  # the faces shown (same mesh: move it)
         self._pad_polys: list[pv.PolyData] = []
         self._pad_actors: list[pv.Actor] = []
         self._plate_actors: list[pv.Actor] = []
@@ -169,6 +170,9 @@ class Viewport(QObject):
         """Replace the scene with `obj` resting on the ground (resting frame = world)."""
         p = self.plotter
         self._remove_gizmo()
+        if self._shows_mesh_of(obj):
+            self._move_object(obj)
+            return
         p.clear_actors()
         self._glyph_indices, self.glyph_polys = {}, {}
         self._candidate_picker.InitializePickList()
@@ -176,29 +180,63 @@ class Viewport(QObject):
         self._pad_actors, self._plate_actors, self._pad_polys = [], [], []
         self._contact_names = []
         v = np.asarray(obj.vertices)
-        ground = ground_plane(v)
+        self._add_ground(v)
+        self._object_poly = _polydata(v, obj.faces)
+        self._object_faces = np.array(obj.faces)
+        self._object_actor = self._add_mesh(
+            self._object_poly, color=OBJECT_COLOR, name="object", smooth_shading=False,
+            show_edges=len(obj.faces) < 5000, edge_color=OBJECT_EDGE_COLOR, pickable=True,
+        )  # fmt: skip
+        self._object_picker.set_object(self._object_actor)
+        p.renderer.add_axes(interactive=False)
+        self._reset_camera()
+        self.request_render()
+
+    def _shows_mesh_of(self, obj: RestingObject) -> bool:
+        """Whether the view shows `obj`'s mesh already (in another resting pose, say)."""
+        poly, actor = self._object_poly, self._object_actor
+        return (
+            poly is not None
+            and actor is not None
+            and self._object_faces is not None
+            and poly.n_points == len(obj.vertices)
+            and np.array_equal(self._object_faces, obj.faces)
+            and "object" in self._actor_names()
+        )
+
+    def _move_object(self, obj: RestingObject) -> None:
+        """The mesh shown, resting otherwise: move its points and re-make the ground; the
+        gripper's and the glyphs' actors stay (a rebuild of the scene cost ~25 ms a pose
+        change with software GL, a data-set browser changes pose at most grasps)."""
+        assert self._object_poly is not None and self._object_actor is not None
+        self.clear_contacts()
+        self.clear_grasp_preview()
+        self._update_scalar_bar(False)
+        v = np.asarray(obj.vertices, dtype=float)
+        self._object_poly.points = v
+        self._object_actor.user_matrix = np.eye(4)
+        self._add_ground(v)
+        self._reset_camera()
+        self.request_render()
+
+    def _add_ground(self, vertices: np.ndarray) -> None:
+        ground = ground_plane(vertices)
         # Unlit: the ground covers much of the view and software GL pays per lit fragment.
         self._add_mesh(ground, color=GROUND_COLOR, pickable=False, name="ground", lighting=False)
         self._add_mesh(
             ground, style="wireframe", color=GRID_COLOR, pickable=False, name="ground_grid",
             line_width=1, lighting=False,
         )  # fmt: skip
-        self._object_poly = _polydata(v, obj.faces)
-        self._object_actor = self._add_mesh(
-            self._object_poly, color=OBJECT_COLOR, name="object", smooth_shading=False,
-            show_edges=len(obj.faces) < 5000, edge_color=OBJECT_EDGE_COLOR, pickable=True,
-        )  # fmt: skip
-        self._object_picker.set_object(self._object_actor)
+
+    def _reset_camera(self) -> None:
         # The renderer's methods and camera: the plotter's wrappers type as unbound functions,
         # its reset_camera renders even with render=False, and its camera property resets the
         # camera (rendering twice) while it is marked unset, as view_isometric leaves it.
-        r = p.renderer
-        r.add_axes(interactive=False)
+        r = self.plotter.renderer
         r.view_isometric(render=False)
         r.reset_camera(render=False)
         r.camera.zoom(1.8)
         r.camera_set = True
-        self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
         """Move the object to the 4x4 `pose`."""
