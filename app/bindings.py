@@ -59,6 +59,7 @@ def bind_param_dock(model: AppModel, dock: Any, editing: Any) -> None:
 
     model.document_changed.connect(show_values)
     model.edited.connect(show_values)
+    model.psi_force_changed.connect(dock.show_psi_force)
     editing.param_message.connect(on_message)
     dock.edited.connect(editing.edit_param)
 

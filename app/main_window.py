@@ -36,6 +36,7 @@ from app.controllers.default_grasp import DefaultGraspController
 from app.controllers.editing import EditController
 from app.controllers.exports import ExportController
 from app.controllers.opening import OpenController
+from app.controllers.psi_force import PsiForceController
 from app.controllers.runs import RunController
 from app.controllers.sampling import SamplingController
 from app.controllers.scene import SceneController
@@ -116,6 +117,9 @@ class MainWindow(QMainWindow):
             self.model, self.viewport, self.timeline, self.plots, self.predictions,
             self.grasp_dock, self.ui, self.sim, self,
         )  # fmt: skip
+        # Before the analysis: on a grasp change it knows the force Psi_th implies (if known)
+        # when the analysis asks for the models' grip force. Its worker starts on first use.
+        self.psi_force = PsiForceController(self.model, self)
         self.analysis_ctl = AnalysisController(
             self.model, self.checker, self.analysis, self.predictions, self
         )
@@ -285,6 +289,7 @@ class MainWindow(QMainWindow):
         self.exports.shutdown()
         self.sampling.shutdown()
         self.defaults.shutdown()
+        self.psi_force.shutdown()
         self.sim.shutdown()
         self.checker.shutdown()
         self.analysis.shutdown()

@@ -198,6 +198,12 @@ class ParamDock(QWidget):
         psi = self._field(field_spec(SimulationParams, "psi_th_j"))
         psi.set_value(1e-9)  # IPC-GraspSim's value in J, shown until a document sets one
         form.addRow(psi.decl.spec.label, psi.widget)
+        # The grip force this Psi_th gives on the current grasp (app.controllers.psi_force).
+        self.psi_force_label = QLabel("")
+        self.psi_force_label.setWordWrap(True)
+        self._stop_form = form
+        form.addRow("Grip at Ψ_th", self.psi_force_label)
+        form.setRowVisible(self.psi_force_label, False)
         force_decl = field_spec(SimulationParams, "squeeze_force_n")
         force_lo, force_hi = _display_range(force_decl)
         # The stop combo decides None-or-force, so the force field is a plain spin box.
@@ -209,7 +215,8 @@ class ParamDock(QWidget):
         self.analytic_force_spin = unit_spinbox(
             0.001, 100.0, 0.1, 3, " N",
             "Grip force per jaw assumed by the analytic models when the squeeze stops on Ψ_th "
-            "(with a force stop they use that force).",
+            "until the force Ψ_th implies on this grasp is known, or when it gives none (with "
+            "a force stop they use that force; after a run of the grasp, the force it reached).",
         )  # fmt: skip
         form.addRow("Analytic force", self.analytic_force_spin)
         outer.addWidget(stop)
@@ -332,6 +339,13 @@ class ParamDock(QWidget):
             self.resolution_label.setText(resolution)
         finally:
             self._updating = False
+
+    def show_psi_force(self, state: Any) -> None:
+        """Show the grip force of the Psi_th stop on the current grasp (an
+        app.model.grip.PsiForceState; its status "off" hides the row)."""
+        self.psi_force_label.setText(state.text())
+        self.psi_force_label.setToolTip(state.tooltip())
+        self._stop_form.setRowVisible(self.psi_force_label, state.status != "off")
 
     def show_message(self, text: str) -> None:
         """Show why the last edit was refused ('' clears it)."""

@@ -162,6 +162,15 @@ class PredictionsPanel(QWidget):
         )
         top.addWidget(self.contacts_box)
         layout.addLayout(top)
+        self.force_label = QLabel("")
+        self.force_label.setWordWrap(True)
+        self.force_label.setToolTip(
+            "The grip force per jaw the models assume: the force the last simulation of this "
+            "grasp reached at the end of its squeeze; before one, the force the squeeze stops "
+            "at (the gripper's, a force stop, or the force Ψ_th implies on this grasp)"
+        )
+        layout.addWidget(self.force_label)
+        self.force_n = float("nan")  # the force of the results shown (N per jaw)
         cols = (
             "model",
             "success",
@@ -198,6 +207,11 @@ class PredictionsPanel(QWidget):
             for col in range(2, 7):
                 self.table.setItem(row, col, _item(""))
         self.status.setText(why)
+
+    def set_force(self, force_n: float, text: str) -> None:
+        """The grip force the results about to be shown were computed with, and its source."""
+        self.force_n = float(force_n)
+        self.force_label.setText(f"Grip force: {text}")
 
     def set_pending(self) -> None:
         """Mark the predictions as being recomputed."""

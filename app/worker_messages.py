@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.analytic.result import ModelResult
+from engine.grasp.calibration import PsiStopForce
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -138,5 +139,27 @@ class DefaultGraspFound:
     request: int
     grasp: Grasp | None
     how: str = ""
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class PsiForceJob:
+    """Squeeze `grasp` with the Psi_th stop of `params` and report the grip force it ends
+    with (engine.grasp.calibration.force_at_psi)."""
+
+    request: int
+    obj: RestingObject
+    grasp: Grasp
+    params: SimulationParams
+
+
+@dataclass(frozen=True, eq=False)
+class PsiForceFound:
+    """The answer to a PsiForceJob: the engine's PsiStopForce (which may be "no grip" with its
+    reason), or (result None) why the grasp could not be squeezed."""
+
+    request: int
+    result: PsiStopForce | None
     error: str = ""
     seconds: float = 0.0

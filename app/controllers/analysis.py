@@ -29,15 +29,23 @@ class AnalysisController(QObject):
         self.checker = checker
         self.analysis = analysis
         self.panel = panel
+        self.force: Any = None  # the AnalyticForce of the newest prediction request
+        self._force_of: dict[int, Any] = {}  # prediction request -> its AnalyticForce
         model.grasp_changed.connect(self.request)
+        # The models' grip force changes when a run of this grasp finishes (the force it
+        # reached) and when the force a Psi_th implies is known: predict again with it.
+        model.run_finished.connect(lambda _run, _cancelled: self.on_force_changed())
+        model.run_loaded.connect(lambda _run: self.on_force_changed())
+        model.psi_force_changed.connect(lambda _state: self.on_force_changed())
         checker.grasp_checked.connect(self.on_grasp_checked)
         analysis.predictions_ready.connect(self.on_predictions)
         table = getattr(panel, "table", None)
         if table is not None:  # double-click the MuJoCo row: play its run on the timeline
             table.cellDoubleClicked.connect(lambda row, _col: self.play_model_run(row))
 
-    def request(self) -> None:
-        """Ask both processes about the current grasp (debounced there)."""
+    def request(self, check: bool = True) -> None:
+        """Ask both processes (only the analysis one without `check`) about the current grasp
+        (debounced there)."""
         d = self.model.doc
         if d is None:
             return
@@ -48,10 +56,23 @@ class AnalysisController(QObject):
             self.checker.forget()
             self.analysis.forget()
             return
-        force = self.model.closing_force_n
+        self.force = self.model.analytic_force()
+        force = self.force.force_n
         key = (id(d), d.version)  # the object is sent again only when it changed
-        self.checker.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
-        self.analysis.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
+        if check:
+            self.checker.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
+        request = self.analysis.request(d.obj, key, d.grasp, d.params, d.spec.seed, force)
+        if isinstance(request, int):
+            self._force_of = {request: self.force}  # answers to older requests are ignored
+
+    def on_force_changed(self) -> None:
+        """Predict again when the grip force the models should use is no longer the one the
+        newest request used (the grasp is unchanged: no new check)."""
+        d = self.model.doc
+        if d is None or self.model.finding_default or self.force is None:
+            return
+        if self.model.analytic_force() != self.force:
+            self.request(check=False)
 
     def on_grasp_checked(self, request: int, valid: bool, reason: str) -> None:
         """The checker answered; only the answer to the newest request counts."""
@@ -66,6 +87,9 @@ class AnalysisController(QObject):
         if not msg.available:
             self.panel.set_unavailable(f"not available: {msg.error}")
         else:
+            force = self._force_of.get(request)
+            if force is not None and hasattr(self.panel, "set_force"):
+                self.panel.set_force(force.force_n, force.text())
             self.panel.set_results(request, msg.results, msg.error, msg.stage)
         self.predictions_shown.emit(request)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -85,12 +86,13 @@ class ExportController(QObject):
         ctx["n_trials"] = run.spec.n_trials
         ctx["object_density_kg_m3"] = d.obj.density_kg_m3
         # What reproduces the run from the row alone: the file's unit and the force the
-        # analytic models assumed (the squeeze's force stop, else the analytic force field).
+        # analytic models assumed (app.model.grip.analytic_force).
         unit = d.unit or "m"
         ctx["object_unit"] = unit
         ctx["object_scale_m"] = UNIT_SCALE_M.get(unit, 1.0)
-        kind, value = run.params.squeeze_stop()
-        ctx["analytic_force_n"] = value if kind == "force" else d.analytic_force_n
+        # The predictions in the row are the panel's: the force they were computed with.
+        shown = float(getattr(self.predictions, "force_n", math.nan))
+        ctx["analytic_force_n"] = shown if math.isfinite(shown) else self.model.closing_force_n
         analytic = {}
         for key in ANALYTIC_KEYS:
             r = self.predictions.results.get(key)

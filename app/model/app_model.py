@@ -26,6 +26,14 @@ from app.model.dataset import (
 from app.model.document import Document, ProvisionalGrasp, Run
 from app.model.edit_state import EditState
 from app.model.events import Event
+from app.model.grip import (
+    AnalyticForce,
+    PsiForceState,
+    RunGrip,
+    analytic_force,
+    run_grip,
+    squeeze_key,
+)
 from app.model.pad_fields import Fields, PadFields
 from app.model.trial_series import TrialSeries
 from app.worker_messages import FramePacket, TrialJob
@@ -74,6 +82,8 @@ class AppModel:
       dataset_changed (dataset)  a data set was opened (None: closed); it outlives documents
       dataset_selected (index)  the data-set grasp shown changed (-1: none)
       run_loaded (run)          a recorded run (a data set's trial with frames) replaces the run
+      psi_force_changed (state)  what is known about the grip force of the Psi_th stop on the
+                                current grasp changed (app.model.grip.PsiForceState)
     """
 
     def __init__(self) -> None:
@@ -104,6 +114,8 @@ class AppModel:
         self.dataset_changed = Event("dataset_changed")
         self.dataset_selected = Event("dataset_selected")
         self.run_loaded = Event("run_loaded")
+        self.psi_force = PsiForceState("off")
+        self.psi_force_changed = Event("psi_force_changed")
 
     # --- document -----------------------------------------------------------------------------
     @property
@@ -216,12 +228,28 @@ class AppModel:
 
     @property
     def closing_force_n(self) -> float:
-        """The grip force the analytic models use: the force the squeeze stops at (the
-        gripper's or the one set), or with a Psi_th stop the analytic force field."""
+        """The grip force per jaw the analytic models use (see `analytic_force`)."""
+        return self.analytic_force().force_n
+
+    def analytic_force(self) -> AnalyticForce:
+        """The grip force the analytic models use and its source: the force a finished run of
+        the current grasp and parameters reached at the end of its squeezes; else the force
+        the squeeze stops at (the gripper's or the one set); with a Psi_th stop, the force it
+        implies on this grasp once computed, else the Analytic force field."""
         d = self.doc
         assert d is not None
-        kind, value = d.params.squeeze_stop()
-        return value if kind == "force" else d.analytic_force_n
+        return analytic_force(d, self.psi_force, squeeze_key(d))
+
+    def run_grip(self) -> RunGrip | None:
+        """The squeeze force the finished run of the current grasp and parameters reached."""
+        return run_grip(self.doc)
+
+    def set_psi_force(self, state: PsiForceState) -> None:
+        """What is known about the grip force of the Psi_th stop on the current grasp."""
+        if state == self.psi_force:
+            return
+        self.psi_force = state
+        self.psi_force_changed.emit(state)
 
     # --- runs ---------------------------------------------------------------------------------
     def begin_run(

@@ -37,6 +37,7 @@ class Run:
     params: SimulationParams
     spec: TrialSpec
     trials: dict[int, TrialRecord] = field(default_factory=dict)
+    object_version: int = 0  # the document's object version it ran on (Document.version)
 
     def finished(self) -> bool:
         """True when every trial is done, failed or cancelled."""
@@ -135,7 +136,7 @@ class Document:
 
     def new_run(self, run_id: int) -> Run:
         """Start a run with the current grasp, parameters and trial spec (results unsaved)."""
-        self.run = Run(run_id, self.grasp, self.params, self.spec)
+        self.run = Run(run_id, self.grasp, self.params, self.spec, object_version=self.version)
         self.dirty = True
         return self.run
 

@@ -253,3 +253,80 @@ def test_a_provisional_default_grasp_until_a_worker_finds_it(cube):
         assert doc.pose_index == 1 and doc.grasp is plain
         doc.set_pose(2, find_default=False)
         assert isinstance(doc.grasp, ProvisionalGrasp) and m.finding_default
+
+
+def test_the_models_grip_force_and_where_it_comes_from(model):
+    """One grip force (issue 15): a finished run of the current grasp and parameters gives the
+    force it reached at the end of its squeezes; else the squeeze's stop force; with a Psi_th
+    stop, the force it implies on this grasp once known, else the Analytic force field."""
+    from app.model.grip import PsiForceState, squeeze_key
+    from engine.grasp.calibration import PsiStopForce
+
+    rec = Recorder(model)
+    af = model.analytic_force()
+    assert (af.force_n, af.source) == (20.0, "gripper")  # the YuMi's force stop
+    model.apply_edit(replace(model.edit_state(), params=replace(model.doc.params, psi_th_j=1e-7)))
+    af = model.analytic_force()
+    assert (af.force_n, af.source) == (model.doc.analytic_force_n, "field")
+    assert "not known yet" in af.text()
+    key = squeeze_key(model.doc)
+    answer = PsiStopForce(1e-7, "psi", (2.2, 2.3), (1.1e-7, 1.2e-7), 20.0)
+    model.set_psi_force(PsiForceState("done", key, answer))
+    assert rec.names()[-1] == "psi_force_changed"
+    assert model.analytic_force().force_n == pytest.approx(2.25)
+    assert model.analytic_force().text() == "at 2.25 N, the force Ψ_th implies on this grasp"
+    assert model.psi_force.text() == "≈ 2.2 / 2.3 N per pad on this grasp"
+    # A lift-only parameter needs no new squeeze; the friction does.
+    lift = replace(model.doc.params, lift_speed_m_s=0.05)
+    model.apply_edit(replace(model.edit_state(), params=lift))
+    assert squeeze_key(model.doc) == key and model.analytic_force().source == "psi"
+    model.apply_edit(replace(model.edit_state(), params=replace(lift, mu=0.5)))
+    assert squeeze_key(model.doc) != key and model.analytic_force().source == "field"
+    model.apply_edit(replace(model.edit_state(), params=lift))
+
+    # A run: its trials' squeeze-end forces, once it has finished.
+    model.apply_edit(replace(model.edit_state(), n_trials=3))
+    model.begin_run()
+    for k, (f1, f2) in enumerate([(2.0, 2.1), (2.4, 2.5)]):
+        r = TrialResult(trial=k, success=True, reason="lifted", grip_force1_n=f1, grip_force2_n=f2)
+        model.end_trial(k, r, "done")
+    assert model.run_grip() is None  # trial 2 still queued
+    model.end_trial(2, TrialResult(trial=2, success=False, reason="cancelled"), "cancelled")
+    model.finish_run(cancelled=True)
+    reached = model.run_grip()
+    assert reached is not None and reached.trials == 2
+    assert reached.grip_force_n == pytest.approx((2.2, 2.3))
+    assert reached.text() == "2.2 / 2.3 N per pad reached in the simulation (mean of 2 trials)"
+    af = model.analytic_force()
+    assert (af.force_n, af.source) == (pytest.approx(2.25), "simulation")
+    assert af.text() == "at 2.25 N, the simulation's squeeze force"
+    # An edit makes the run another grasp's; undoing it (the same state) brings it back.
+    before = model.edit_state()
+    g = model.doc.grasp
+    moved = replace(g, center=np.asarray(g.center) + np.array([0.0, 0.001, 0.0]))
+    model.apply_edit(replace(before, grasp=moved))
+    assert model.run_grip() is None and model.analytic_force().source != "simulation"
+    model.apply_edit(before)
+    assert model.analytic_force().source == "simulation"
+    # Another object (density) too.
+    model.apply_edit(replace(before, density_kg_m3=500.0))
+    assert model.run_grip() is None
+
+
+def test_the_psi_force_worker_answers_supersedes_and_reports_a_refused_grasp(cube):
+    """app.psi_force_worker's job body (no process): the engine's force, no answer when a newer
+    job waits, and the simulator's reason for a grasp it refuses."""
+    from app.psi_force_worker import psi_force_of
+    from app.worker_messages import PsiForceJob
+    from engine.grasp.grasp import Grasp
+
+    params = replace(cube.params, psi_th_j=1e-7)
+    pads: dict = {}
+    found = psi_force_of(PsiForceJob(1, cube.obj, cube.grasp, params), pads)
+    assert found is not None and found.request == 1 and found.error == ""
+    assert found.result.stopped_by == "psi" and 1.0 < found.result.grip_mean_n < 5.0
+    assert len(pads) == 1  # the pad mesh is kept for the next job
+    assert psi_force_of(PsiForceJob(2, cube.obj, cube.grasp, params), pads, lambda: True) is None
+    away = Grasp(np.array([0.0, 0.2, 0.015]), np.array([1.0, 0.0, 0.0]), 0.0)
+    refused = psi_force_of(PsiForceJob(3, cube.obj, away, params), pads)
+    assert refused is not None and refused.result is None and "miss" in refused.error
