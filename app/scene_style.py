@@ -24,10 +24,15 @@ def polydata(vertices: np.ndarray, faces: np.ndarray) -> pv.PolyData:
     return pv.PolyData(np.asarray(vertices, dtype=float), cells)
 
 
+def ground_size(object_vertices: np.ndarray) -> float:
+    """The side of the ground square drawn around the object: at least 12 cm, 3 diagonals."""
+    v = np.asarray(object_vertices)
+    return max(0.12, 3.0 * float(np.linalg.norm(np.ptp(v, axis=0))))
+
+
 def ground_plane(object_vertices: np.ndarray) -> pv.PolyData:
     """A square of ground around the object (at least 12 cm, 3 object diagonals)."""
-    v = np.asarray(object_vertices)
-    size = max(0.12, 3.0 * float(np.linalg.norm(np.ptp(v, axis=0))))
+    size = ground_size(object_vertices)
     return pv.Plane(
         center=(0, 0, -1e-5), direction=(0, 0, 1), i_size=size, j_size=size,
         i_resolution=12, j_resolution=12,

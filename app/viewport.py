@@ -37,6 +37,7 @@ from app.scene_style import (
     contact_mesh,
     gripper_glyphs,
     ground_plane,
+    ground_size,
 )
 from app.scene_style import polydata as _polydata
 from app.view_interaction import ObjectPicker, add_gizmo, safe_keys
@@ -76,6 +77,7 @@ class Viewport(QObject):
         self._object_poly: pv.PolyData | None = None
         self._object_actor: pv.Actor | None = None
         self._object_faces: np.ndarray | None = None  # the faces shown (same mesh: move it)
+        self._ground_size = 0.0
         self._pad_polys: list[pv.PolyData] = []
         self._pad_actors: list[pv.Actor] = []
         self._plate_actors: list[pv.Actor] = []
@@ -220,6 +222,10 @@ class Viewport(QObject):
         self.request_render()
 
     def _add_ground(self, vertices: np.ndarray) -> None:
+        size = ground_size(vertices)
+        if size == self._ground_size and "ground" in self._actor_names():
+            return  # the same ground (another resting pose of an object of the same size)
+        self._ground_size = size
         ground = ground_plane(vertices)
         # Unlit: the ground covers much of the view and software GL pays per lit fragment.
         self._add_mesh(ground, color=GROUND_COLOR, pickable=False, name="ground", lighting=False)
