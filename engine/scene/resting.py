@@ -205,10 +205,13 @@ def _snap_to_support(vertices: np.ndarray, max_tilt_deg: float) -> np.ndarray:
     normals = np.asarray(hull.face_normals)
     n = normals[int(np.argmin(normals[:, 2]))]
     tilt = math.acos(min(1.0, max(-1.0, -float(n[2]))))
-    if tilt == 0.0 or tilt > math.radians(max_tilt_deg):
-        return np.eye(3)
     axis = np.cross(n, [0.0, 0.0, -1.0])
-    return trimesh.transformations.rotation_matrix(tilt, axis / np.linalg.norm(axis))[:3, :3]
+    norm = float(np.linalg.norm(axis))
+    # A face down to round-off (a recorded pose that only turns about the vertical: its normal
+    # can be (0, 0, -0.9999999999999999), a tilt of 1.5e-8 rad about no axis) is flat already.
+    if tilt == 0.0 or norm < 1e-12 or tilt > math.radians(max_tilt_deg):
+        return np.eye(3)
+    return trimesh.transformations.rotation_matrix(tilt, axis / norm)[:3, :3]
 
 
 def rest_object_from_rotation(

@@ -56,6 +56,17 @@ def test_a_slightly_tilted_pose_can_be_laid_flat():
     assert np.sum(kept.vertices[:, 2] < 1e-9) == 2
 
 
+@pytest.mark.parametrize("yaw_deg", [7.0, 97.0, 187.0])
+def test_a_pose_flat_up_to_round_off_is_kept_when_snapped(yaw_deg):
+    """A recorded pose that only turns the cube about the vertical: its bottom face normal is
+    -z up to round-off, which once made the snap axis the zero vector and the pose NaN."""
+    cube = builtin_cube()
+    obj = rest_object_from_rotation(cube, rot([0, 0, 1], yaw_deg), snap_to_support_deg=2.0)
+    assert np.all(np.isfinite(obj.pose_transform)) and np.all(np.isfinite(obj.vertices))
+    assert np.sum(obj.vertices[:, 2] < 1e-12) == 4  # on its face
+    assert np.allclose(obj.pose_transform[:3, :3], rot([0, 0, 1], yaw_deg), atol=1e-12)
+
+
 def test_near_rotations_are_projected_and_others_refused():
     cube = builtin_cube()
     noisy = np.eye(3) + np.array([[0, 0.01, 0], [0, 0, 0], [0, 0, 0]])
