@@ -295,16 +295,29 @@ class Viewport(QObject):
         self.request_render()
 
     def _draw_axis(self, grasp: Grasp, width: float, valid: bool) -> None:
-        a = grasp.center - 0.5 * width * grasp.axis
-        b = grasp.center + 0.5 * width * grasp.axis
-        self._add_mesh(
-            pv.Line(a, b), color=PAD_COLOR if valid else WARNING_COLOR, line_width=3,
-            name="grasp_axis", pickable=False,
-        )  # fmt: skip
-        self._add_mesh(
-            pv.Sphere(radius=0.0012, center=grasp.center), color="#222222",
-            name="grasp_center", pickable=False,
-        )  # fmt: skip
+        """The closing axis across the open jaws and the jaw centre: a unit line along x and a
+        sphere at the origin, placed by their actors' matrices (made once: a grasp edit, or a
+        data-set grasp chosen, only moves them)."""
+        names = self._actor_names()
+        if "grasp_axis" not in names:
+            self._add_mesh(
+                pv.Line((-0.5, 0.0, 0.0), (0.5, 0.0, 0.0)), line_width=3, name="grasp_axis",
+                pickable=False,
+            )  # fmt: skip
+        if "grasp_center" not in names:
+            self._add_mesh(
+                pv.Sphere(radius=0.0012), color="#222222", name="grasp_center", pickable=False
+            )
+        actors = self.plotter.renderer.actors
+        line = np.eye(4)
+        line[:3, 0] = width * grasp.axis
+        line[:3, 3] = grasp.center
+        axis_actor = actors["grasp_axis"]
+        axis_actor.user_matrix = line
+        axis_actor.prop.color = PAD_COLOR if valid else WARNING_COLOR
+        centre = np.eye(4)
+        centre[:3, 3] = grasp.center
+        actors["grasp_center"].user_matrix = centre
 
     def set_status_text(self, text: str, warning: bool = False) -> None:
         """The text in the view's corner."""
@@ -565,6 +578,12 @@ class Viewport(QObject):
         elif cached is None or cached[0] is not poses or cached[1] is not values:
             poly = gripper_glyphs(poses, widths, values)
             self._dataset_glyphs = (poses, values, poly)
+        elif "dataset" in self._actor_names() and "dataset" in self._glyph_indices:
+            # The glyphs drawn, the object resting otherwise: move them.
+            actor = self.plotter.renderer.actors["dataset"]
+            actor.user_matrix = np.eye(4) if transform is None else np.asarray(transform)
+            self.request_render()
+            return
         self._remove_actor("dataset")
         self._glyph_indices.pop("dataset", None)
         self.glyph_polys.pop("dataset", None)
