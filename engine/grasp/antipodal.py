@@ -53,6 +53,9 @@ def antipodal_grasp(
     width when None), so a mug is grasped across when it fits and by its wall otherwise.
 
     A point a hair off the surface (a picker's point near a facet's edge) is moved onto it.
+    On a sharp convex edge (a bowl's rim) the ray along either face's normal leaves the
+    material at once; there the closing axis is the edge's normal (the mean of the normals of
+    the faces meeting at the point), which pinches the material behind the edge.
     Raises GraspError, naming what to try, when the point is not on the surface, the normal
     is degenerate, or no opposite surface lies within the opening.
     """
@@ -81,6 +84,22 @@ def antipodal_grasp(
             "object's surface"
         )
     exits = reach[~entering]
+    # A point on a convex edge with the normal of one of its faces (a bowl's rim): the ray
+    # grazes the other face and leaves the material at once; a jaw there would pinch nothing.
+    # Close along the edge's normal instead, into the material behind the edge.
+    sliver = 1e-3 * diagonal
+    if exits[-1] <= sliver:
+        edge_axis = _edge_axis(mesh, p, 10.0 * 1e-5 * diagonal)
+        if edge_axis is not None:
+            reach, entering = _crossings(mesh, p, edge_axis, diagonal)
+            if len(reach) and not entering[0] and reach[~entering][-1] > sliver:
+                axis, exits = edge_axis, reach[~entering]
+        if exits[-1] <= sliver:
+            raise GraspError(
+                f"the picked point is on an edge: along its normal the object is only "
+                f"{float(exits[-1]) * 1e3:.2f} mm thick there; pick a point away from the edge"
+            )
+    exits = exits[exits > sliver]
     limit = math.inf if open_width_m is None else open_width_m - 2.0 * clearance_m
     fitting = exits[exits <= limit]
     if len(fitting) == 0:
@@ -90,6 +109,27 @@ def antipodal_grasp(
     q = p + float(fitting[-1]) * axis
     center = 0.5 * (p + q)
     return AntipodalGrasp(Grasp(center, axis, approach_angle_rad), p.copy(), q)
+
+
+def _edge_axis(mesh: trimesh.Trimesh, p: np.ndarray, tol: float) -> np.ndarray | None:
+    """The inward normal of the edge (or corner) at surface point `p`: minus the mean of the
+    distinct normals of the faces within `tol` of it; None when only one plane meets there."""
+    tri = mesh.triangles
+    near = np.all(tri.min(axis=1) <= p + tol, axis=1) & np.all(tri.max(axis=1) >= p - tol, axis=1)
+    faces = np.nonzero(near)[0]
+    if len(faces) == 0:
+        return None
+    closest = trimesh.triangles.closest_point(tri[faces], np.repeat(p[None], len(faces), axis=0))
+    touching = faces[np.linalg.norm(closest - p, axis=1) <= tol]
+    normals: list[np.ndarray] = []
+    for n in mesh.face_normals[touching]:
+        if all(float(n @ m) < 1.0 - 1e-6 for m in normals):  # one per plane
+            normals.append(n)
+    if len(normals) < 2:
+        return None
+    mean = np.sum(normals, axis=0)
+    length = float(np.linalg.norm(mean))
+    return None if length < 1e-9 else -mean / length
 
 
 def _crossings(
@@ -110,6 +150,9 @@ def _crossings(
     for shift in (np.zeros(3), side, other, -side, -other):
         origin = start + 1e-4 * diagonal * shift
         locations, _, tri = mesh.ray.intersects_location(origin[None], axis[None])
+        # No hit at all comes back as a flat empty array (a ray from an edge into the open).
+        locations = np.asarray(locations, dtype=float).reshape(-1, 3)
+        tri = np.asarray(tri, dtype=np.int64).reshape(-1)
         reach = (locations - p) @ axis
         entering = mesh.face_normals[tri] @ axis < 0.0
         keep = reach > tol

@@ -148,3 +148,58 @@ def test_no_opposite_surface_within_the_opening_says_what_to_try():
     text = str(info.value)
     assert "80.0 mm thick" in text and "opens 50 mm" in text
     assert "narrower" in text and "Robotiq 2F-85 (85 mm)" in text and "Franka" not in text
+
+
+def test_a_point_on_a_bowl_rim_edge_pinches_the_rim_along_the_edge_normal():
+    """The app's picker can report a point on the sharp outer edge of a bowl's rim with the
+    normal of the outer wall: the ray along that inward normal grazes the rim's top and leaves
+    the material at once (it gave a grasp 0.03 mm wide, or, when a ray cast a hair aside hit
+    nothing, a ValueError in the app). On such an edge the grasp closes along the edge's normal
+    and pinches the rim; a point just below the edge pinches the wall along its own normal."""
+    profile = [(0, 0), (0.03, 0), (0.06, 0.045), (0.056, 0.045), (0.026, 0.004), (0, 0.004)]
+    bowl = trimesh.creation.revolve(np.array(profile, dtype=float), sections=48)
+    mesh = ObjectMesh(np.array(bowl.vertices), np.array(bowl.faces, dtype=np.int64), "bowl",
+                      "bowl", None)  # fmt: skip
+    obj = None
+    for k in range(4):
+        obj = rest_object(mesh, k)
+        v = np.asarray(obj.vertices)
+        if np.ptp(v[v[:, 2] < 1e-6][:, :2], axis=0).max() < 0.07:  # standing on its 60 mm foot
+            break
+    assert obj is not None
+    surface = trimesh.Trimesh(obj.vertices, obj.faces, process=False)
+    v = surface.vertices
+    top = v[:, 2].max()
+    axis_xy = v[v[:, 2] < 1e-6][:, :2].mean(axis=0)
+    r = np.linalg.norm(v[:, :2] - axis_xy, axis=1)
+    rim = np.nonzero((v[:, 2] > top - 1e-6) & (r > 0.0599))[0]
+    a = rim[0]
+    b = min(rim[1:], key=lambda j: np.linalg.norm(v[j] - v[a]))
+    edge_mid = 0.5 * (v[a] + v[b])
+    # The outer wall's face on that edge: its normal points outward and down.
+    faces = [f for f in range(len(surface.faces)) if {a, b} <= set(surface.faces[f])]
+    wall = next(f for f in faces if surface.face_normals[f][2] < -0.1)
+    normal = surface.face_normals[wall]
+    edge = antipodal_grasp(obj, edge_mid, normal, open_width_m=0.05)
+    top_normal = np.array([0.0, 0.0, 1.0])
+    bisector = -(normal + top_normal) / np.linalg.norm(normal + top_normal)
+    np.testing.assert_allclose(edge.grasp.axis, bisector, atol=1e-6)
+    np.testing.assert_allclose(edge.contact0, edge_mid, atol=1e-9)
+    assert 0.004 < edge.width_m < 0.01  # across the 4 mm wall, diagonally
+    r1 = np.linalg.norm(edge.contact1[:2] - axis_xy)
+    assert r1 < 0.0599 and edge.contact1[2] < top  # on the inner wall, below the rim
+    below = (
+        edge_mid
+        - 0.003 * np.array([0.0, 0.0, 1.0])
+        - 0.002 * np.append((edge_mid[:2] - axis_xy) / np.linalg.norm(edge_mid[:2] - axis_xy), 0.0)
+    )  # on the outer wall, 3 mm down its slope
+    on_wall = trimesh.proximity.closest_point(surface, below[None])[0][0]
+    pinch = antipodal_grasp(obj, on_wall, normal, open_width_m=0.05)
+    np.testing.assert_allclose(pinch.grasp.axis, -normal, atol=1e-9)
+    assert 0.002 < pinch.width_m < 0.008
+    # A ray that meets nothing at all (cast up from above the bowl): no crossings, no error.
+    from engine.grasp.antipodal import _crossings
+
+    up = np.array([0.0, 0.0, 1.0])
+    reach, entering = _crossings(surface, edge_mid + 0.01 * up, up, 0.17)
+    assert reach.shape == entering.shape == (0,)
