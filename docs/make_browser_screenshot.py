@@ -31,7 +31,9 @@ def main() -> int:
     from app.model.dataset import FALSE_POSITIVE
     from app.smoke_test import wait_until
 
-    results = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "out" / "reach_cube" / "results.csv"
+    results = (
+        Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "out" / "reach_cube" / "results.csv"
+    )
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "docs" / "browser.png"
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("ipcgrasp")
