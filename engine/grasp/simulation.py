@@ -459,6 +459,7 @@ class GraspSimulation:
         force_drive = p.hold == "force"
         force_cap = p.squeeze_force_cap_n
         settled_steps = 0
+        blocked_before = False
         for _ in range(p.max_steps):
             st = self._state
             if st.travel_m + delta > max_travel:
@@ -469,21 +470,19 @@ class GraspSimulation:
             h = p.time_step_s
             if all(touching):
                 delta = min(delta, contact_cap)
-            elif not any(touching) and delta >= delta_max:
+            elif not any(touching) and delta >= delta_max and not blocked_before:
                 # Free flight: nothing moves but the plates (at the closing speed) until a pad
                 # comes within the barrier zone, so one longer step covers what several would.
                 longest = FREE_FLIGHT_STEPS * delta_max
-                free = self._approach_limit(longest, touching)
-                if free < longest:
-                    # Additive CCD stops a motion at a fraction of the starting gap (its
-                    # conservative rescaling), so a free step closes at most 80 % of the gap.
-                    free = min(free, 0.8 * (free + 0.9 * p.dhat_m))
-                free = min(free, max_travel - st.travel_m)
+                # Additive CCD stops a motion at a fraction of the starting gap (its
+                # conservative rescaling), so a free step closes at most 80 % of the gap.
+                room = self._approach_limit(2.0 * longest, touching)
+                free = min(longest, 0.8 * (room + 0.9 * p.dhat_m), max_travel - st.travel_m)
                 if free > delta_max:
                     delta, h = free, free / p.closing_speed_m_s
                 else:
                     delta = max(free, first_contact)
-            elif touching[0] != touching[1] and delta >= delta_max:
+            elif touching[0] != touching[1] and delta >= delta_max and not blocked_before:
                 # One pad pushes the object along the ground at the closing speed, a slow
                 # quasi-static slide: a step spans PUSH_STEPS time steps while the other pad is
                 # far (the pushed object turns by the same 4.4 deg in REACH grasp 2 as with
@@ -507,7 +506,9 @@ class GraspSimulation:
                     new, its = self._step(delta, 0.0, object_shift=shift, h_s=h)
             except _StepBlocked as blocked:
                 delta = max(0.5 * blocked.alpha * delta, delta_min)
+                blocked_before = True  # the next step is an ordinary one, not a longer retry
                 continue
+            blocked_before = False
             grip = self._grip(new)
             forces, pairs, _ = grip
             if use_force:
