@@ -67,8 +67,13 @@ def test_export_video_to_an_unwritable_path_is_an_error(short_run, dialogs):
     assert dialogs.kinds() == ["critical"]
 
 
-def test_export_csv_one_row_per_trial(short_run, tmp_path):
+def test_export_csv_one_row_per_trial(short_run, qtbot, tmp_path):
     w = short_run
+    # The row holds the predictions the panel shows and the force they were computed with:
+    # wait for those of this run's grasp (the shared window may still show another test's).
+    qtbot.waitUntil(
+        lambda: w.predictions.force_n == pytest.approx(w.model.closing_force_n), timeout=60_000
+    )
     path = tmp_path / "out" / "results.csv"
     assert w.exports.export_csv(path)
     with path.open(newline="") as f:
@@ -85,6 +90,7 @@ def test_export_csv_one_row_per_trial(short_run, tmp_path):
     assert rows[0]["status"] == "done" and rows[1]["trial"] == "1"
     # Issue 15: the row reproduces the run: the file's unit and scale, the analytic force.
     assert rows[0]["object_unit"] == "m" and float(rows[0]["object_scale_m"]) == 1.0
+    assert float(rows[0]["analytic_force_n"]) == pytest.approx(w.predictions.force_n)
     assert float(rows[0]["analytic_force_n"]) == pytest.approx(w.model.closing_force_n)
     assert "grip_min_lift_hold_n" in cols
 

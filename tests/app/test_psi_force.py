@@ -51,7 +51,7 @@ def test_typing_a_psi_th_shows_the_grip_force_it_implies_on_the_grasp(window, qt
     assert "Ψ/F²" in label.toolTip()
     # The analytic models now assume that force (the same grasp, no run yet).
     panel = window.predictions
-    qtbot.waitUntil(lambda: "Ψ_th implies" in panel.force_label.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "implies on this grasp" in panel.force_label.text(), timeout=60_000)
     assert panel.force_n == pytest.approx(expected.grip_mean_n, rel=1e-9)
     assert f"at {expected.grip_mean_n:.3g} N" in panel.force_label.text()
 
@@ -111,7 +111,7 @@ def test_after_a_run_the_models_use_the_force_the_simulation_reached(window, qtb
 
     # Another friction: the run is another grasp's; the models go back to Psi_th's force.
     window.editing.edit_param("mu", 0.5)
-    qtbot.waitUntil(lambda: "Ψ_th implies" in panel.force_label.text(), timeout=SQUEEZE_S)
+    qtbot.waitUntil(lambda: "implies on this grasp" in panel.force_label.text(), timeout=SQUEEZE_S)
     assert not label.text().endswith("reached in the simulation")
     window.undo_action.trigger()
     qtbot.waitUntil(
