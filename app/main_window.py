@@ -285,6 +285,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop timers, workers and the view (idempotent)."""
         self.scene.stop()
+        self.datasets.shutdown()
         self.log_view.stop()
         self.exports.shutdown()
         self.sampling.shutdown()

@@ -81,6 +81,10 @@ class DataSetController(QObject):
         dock.colour_changed.connect(lambda _c: self.redraw())
         viewport.dataset_clicked.connect(self.show_grasp)
 
+    def shutdown(self) -> None:
+        """Stop the timer that puts the view's quality back (the view is closing)."""
+        self._quality_timer.stop()
+
     @property
     def dataset(self) -> DataSet | None:
         """The open data set."""
