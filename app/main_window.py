@@ -31,6 +31,7 @@ from app import bindings
 from app import logs as app_logs
 from app.analysis_client import AnalysisClient
 from app.controllers.analysis import AnalysisController
+from app.controllers.compare import CompareController
 from app.controllers.dataset import DataSetController
 from app.controllers.default_grasp import DefaultGraspController
 from app.controllers.editing import EditController
@@ -64,6 +65,8 @@ class MainWindow(QMainWindow):
     # Created by app.menus.build_menus (actions are also reachable from tests and tools).
     open_action: QAction
     open_dataset_action: QAction
+    pin_action: QAction
+    unpin_action: QAction
     reopen_unit_action: QAction
     reopen_body_action: QAction
     example_action: QAction
@@ -141,6 +144,7 @@ class MainWindow(QMainWindow):
             self.model, self.viewport, self.ui, self.sessions.confirm_discard,
             self.undo_stack.clear, self._set_title, self.recent_menu,
         )  # fmt: skip
+        self.compare = CompareController(self.model, self.compare_label, self.ui)
         self.datasets = DataSetController(
             self.model, self.dataset_dock, self.viewport, self.opening, self.editing, self.runs,
             self.sim, self.ui, self.sessions.confirm_discard,
@@ -208,7 +212,15 @@ class MainWindow(QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plots)
         self.bottom_tabs = QTabWidget()
-        self.bottom_tabs.addTab(self.runs_table, "Runs")
+        runs_box = QWidget()
+        rl = QVBoxLayout(runs_box)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.setSpacing(2)
+        self.compare_label = QLabel("")  # what the shown run is compared with (compare runs)
+        self.compare_label.setWordWrap(True)
+        rl.addWidget(self.compare_label)
+        rl.addWidget(self.runs_table, 1)
+        self.bottom_tabs.addTab(runs_box, "Runs")
         self.bottom_tabs.addTab(self.predictions, "Analytic predictions")
         split.addWidget(self.bottom_tabs)
         split.setSizes([700, 700])

@@ -88,6 +88,12 @@ def build_menus(w: Any) -> None:
         "Stop the running trials, keeping their frames (Esc)",
     )  # fmt: skip
     w.cancel_action.setEnabled(False)
+    w.pin_action = action(
+        "&Pin trial for comparison", lambda: w.compare.pin(), "Ctrl+K",
+        "Keep the trial shown to compare the next runs with: its curves dashed in the plots, "
+        "its pads and object translucent in the view, what differs above the runs table (Ctrl+K)",
+    )  # fmt: skip
+    w.unpin_action = action("&End comparison", lambda: w.compare.end())
     w.default_grasp_action = action("&Default grasp", w.editing.default_grasp)
     w.sample_grasps_action = action(
         "&Sample grasps", lambda: w.sampling.sample(), "Ctrl+G",
@@ -119,6 +125,9 @@ def build_menus(w: Any) -> None:
     sim = w.menuBar().addMenu("&Simulation")
     sim.addAction(w.simulate_action)
     sim.addAction(w.cancel_action)
+    sim.addSeparator()
+    sim.addAction(w.pin_action)
+    sim.addAction(w.unpin_action)
     sim.addSeparator()
     w.ask_replace_action = QAction("&Ask before replacing unsaved results", w)
     w.ask_replace_action.setCheckable(True)

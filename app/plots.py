@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from app.model.trial_series import TrialSeries
 
 PAD_COLORS = ("#1f77b4", "#d62728")
+PINNED_ALPHA = 110  # a pinned trial's curves: the same colours, dashed and lighter
 PANELS = (
     ("Ψ (J)", ("psi1", "psi2"), True),
     ("grip force (N)", ("force1", "force2"), False),
@@ -45,6 +46,8 @@ class TimePlots(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.series = TrialSeries.empty()
+        self.pinned: TrialSeries | None = None  # a trial pinned for comparison, drawn dashed
+        self.pinned_label = ""
         self.current = -1
         self.setMinimumHeight(180)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -55,6 +58,12 @@ class TimePlots(QWidget):
         self.series = series
         self.update()
 
+    def set_pinned(self, series: TrialSeries | None, label: str = "") -> None:
+        """Draw `series` (a pinned trial) dashed behind the shown one (None: stop)."""
+        self.pinned = series
+        self.pinned_label = label
+        self.update()
+
     def set_current(self, index: int) -> None:
         """Move the cursor to frame `index` (-1: none)."""
         if index != self.current:
@@ -63,10 +72,12 @@ class TimePlots(QWidget):
 
     # --- geometry -----------------------------------------------------------------------------
     def _time_range(self) -> tuple[float, float]:
-        t = self.series.time_s
+        t = list(self.series.time_s)
+        if self.pinned is not None and len(self.pinned):
+            t += [self.pinned.time_s[0], self.pinned.time_s[-1]]
         if not t:
             return 0.0, 1.0
-        lo, hi = t[0], t[-1]
+        lo, hi = min(t), max(t)
         return (lo, hi if hi > lo else lo + 0.01)
 
     def _xs(self, t: np.ndarray) -> np.ndarray:
@@ -135,9 +146,13 @@ class TimePlots(QWidget):
             return
         t = s.array("time_s")
         ys = [s.array(k) for k in keys]
+        pin = self.pinned if self.pinned is not None and len(self.pinned) else None
+        pin_t = pin.array("time_s") if pin is not None else np.zeros(0)
+        pin_ys = [pin.array(k) for k in keys] if pin is not None else []
         if log:
             ys = [np.log10(np.maximum(y, 1e-16)) for y in ys]
-        finite = np.concatenate([y[np.isfinite(y)] for y in ys])
+            pin_ys = [np.log10(np.maximum(y, 1e-16)) for y in pin_ys]
+        finite = np.concatenate([y[np.isfinite(y)] for y in [*ys, *pin_ys]])
         if finite.size == 0:
             return
         lo, hi = float(finite.min()), float(finite.max())
@@ -167,11 +182,15 @@ class TimePlots(QWidget):
         for index, _label in s.markers():
             x = self._x(t[index])
             p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-        xs = self._xs(t)
-        for j, y in enumerate(ys):
-            py = ys_of(y)
-            color = PAD_COLORS[j] if len(ys) > 1 else "#2c3e50"
-            p.setPen(QPen(QColor(color), 1.6))
+        curves = [(pin_t, y, j, True) for j, y in enumerate(pin_ys)]
+        curves += [(t, y, j, False) for j, y in enumerate(ys)]
+        for times, y, j, pinned in curves:
+            xs, py = self._xs(times), ys_of(y)
+            color = QColor(PAD_COLORS[j] if len(ys) > 1 else "#2c3e50")
+            if pinned:
+                color.setAlpha(PINNED_ALPHA)
+            pen = QPen(color, 1.6, Qt.PenStyle.DashLine if pinned else Qt.PenStyle.SolidLine)
+            p.setPen(pen)
             # One polyline per finite run (a NaN breaks the curve).
             finite = np.isfinite(y)
             edges = np.flatnonzero(np.diff(np.r_[0, finite.astype(np.int8), 0]))
@@ -188,6 +207,9 @@ class TimePlots(QWidget):
             for j, name in enumerate(("pad 1", "pad 2")):
                 p.setPen(QColor(PAD_COLORS[j]))
                 p.drawText(QPointF(rect.right() - 90 + 45 * j, rect.top() + 12), name)
+        if pin is not None:
+            p.setPen(QColor("#777777"))
+            p.drawText(QPointF(rect.left() + 130, rect.top() + 12), f"dashed: {self.pinned_label}")
         if 0 <= self.current < len(t):
             x = self._x(t[self.current])
             p.setPen(QPen(QColor("#e67e22"), 1.5))

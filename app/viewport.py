@@ -25,6 +25,7 @@ from app.scene_style import (
     BACKGROUND,
     CANDIDATE_CMAP,
     DATASET_SELECTED_COLOR,
+    GHOST_COLOR,
     GRID_COLOR,
     GROUND_COLOR,
     OBJECT_COLOR,
@@ -78,6 +79,7 @@ class Viewport(QObject):
         self._object_actor: pv.Actor | None = None
         self._object_faces: np.ndarray | None = None  # the faces shown (same mesh: move it)
         self._ground_size = 0.0
+        self._ghost_polys: list[pv.PolyData] = []  # a pinned trial's pads (compare runs)
         self._pad_polys: list[pv.PolyData] = []
         self._pad_actors: list[pv.Actor] = []
         self._plate_actors: list[pv.Actor] = []
@@ -176,7 +178,7 @@ class Viewport(QObject):
             self._move_object(obj)
             return
         p.clear_actors()
-        self._glyph_indices, self.glyph_polys = {}, {}
+        self._glyph_indices, self.glyph_polys, self._ghost_polys = {}, {}, []
         self._candidate_picker.InitializePickList()
         self._frame_text = None
         self._pad_actors, self._plate_actors, self._pad_polys = [], [], []
@@ -213,6 +215,7 @@ class Viewport(QObject):
         assert self._object_poly is not None and self._object_actor is not None
         self.clear_contacts()
         self.clear_grasp_preview()
+        self.show_ghost(None)  # its object copy rests as before
         self._update_scalar_bar(False)
         v = np.asarray(obj.vertices, dtype=float)
         self._object_poly.points = v
@@ -373,6 +376,48 @@ class Viewport(QObject):
             self._frame_text.SetText(0, label)  # corner 0 = lower left
             self._frame_text.SetVisibility(True)
         self.request_render()
+
+    def show_ghost(
+        self,
+        pad_faces: np.ndarray | None,
+        pad_vertices: tuple[np.ndarray, np.ndarray] | None = None,
+        object_pose: np.ndarray | None = None,
+    ) -> None:
+        """A pinned trial's pads and object, translucent, at their frame (None: remove)."""
+        names = ("ghost_pad0", "ghost_pad1", "ghost_object")
+        if pad_faces is None or pad_vertices is None or self._object_poly is None:
+            for name in names:
+                self._remove_actor(name)
+            self._ghost_polys = []
+            self.request_render()
+            return
+        present = self._actor_names()
+        if (
+            len(self._ghost_polys) != 2
+            or not all(n in present for n in names[:2])
+            or (self._ghost_polys[0].n_points != len(pad_vertices[0]))
+        ):
+            self._ghost_polys = []
+            for k in (0, 1):
+                poly = _polydata(pad_vertices[k], pad_faces)
+                self._add_mesh(
+                    poly, color=GHOST_COLOR, opacity=0.35, name=f"ghost_pad{k}", pickable=False
+                )
+                self._ghost_polys.append(poly)
+        for k in (0, 1):
+            self._ghost_polys[k].points = np.asarray(pad_vertices[k], dtype=float)
+        if "ghost_object" not in present:
+            self._add_mesh(
+                self._object_poly.copy(), color=GHOST_COLOR, opacity=0.2, name="ghost_object",
+                pickable=False,
+            )  # fmt: skip
+        ghost = self.plotter.renderer.actors["ghost_object"]
+        ghost.user_matrix = np.eye(4) if object_pose is None else np.asarray(object_pose)
+        self.request_render()
+
+    def ghost_pad_points(self) -> list[np.ndarray]:
+        """The ghost pads' vertices as drawn (tests)."""
+        return [np.asarray(poly.points) for poly in self._ghost_polys]
 
     def set_field_range(self, vmax: float) -> None:
         """Top of the pads' colour scale."""

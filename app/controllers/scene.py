@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
+from app.model.compare import PinnedTrial
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ class SceneController(QObject):
         model.grasp_checked.connect(self._on_grasp_checked)
         model.run_started.connect(self._on_run_started)
         model.run_loaded.connect(self._on_run_loaded)
+        model.pinned_changed.connect(self._on_pinned)
         model.frame_added.connect(self._on_frame_added)
         model.run_finished.connect(self._on_run_finished)
         model.trial_selected.connect(self._on_trial_selected)
@@ -124,6 +126,14 @@ class SceneController(QObject):
         self._shown = None
         self.update_quality()
 
+    def _on_pinned(self, pinned: PinnedTrial | None) -> None:
+        self.plots.set_pinned(
+            None if pinned is None else pinned.series, getattr(pinned, "label", "")
+        )
+        self._shown = None
+        if pinned is None:
+            self.viewport.show_ghost(None)
+
     def _on_frame_added(self, trial: int, index: int) -> None:
         # Widgets are refreshed from the display tick, not per frame: every repaint also
         # recomposes the window around the OpenGL view, which is costly with software GL.
@@ -151,6 +161,7 @@ class SceneController(QObject):
             return
         m.mode = "edit"
         self._shown = None
+        self.viewport.show_ghost(None)  # a pinned trial is drawn beside frames only
         valid = m.grasp_valid is not False
         self.viewport.show_open_gripper(shapes, m.doc.grasp, valid, "" if valid else m.grasp_reason)
         if self.grasp_dock.gizmo_button.isChecked():
@@ -206,7 +217,7 @@ class SceneController(QObject):
         if rec is None or not (0 <= index < len(rec.frames)):
             return
         mode = self.viewport.color_mode
-        key = (d.run.run_id, m.trial, index, mode)
+        key = (d.run.run_id, m.trial, index, mode, id(m.pinned))
         if key == self._shown:
             return
         self._shown = key
@@ -225,4 +236,9 @@ class SceneController(QObject):
             f.plate_lift_m, fields, label,
         )  # fmt: skip
         self.viewport.clear_contacts()
+        pinned = m.pinned
+        k = -1 if pinned is None else pinned.frame_at(f.time_s)
+        if pinned is not None and k >= 0:
+            g = pinned.record.frames[k]
+            self.viewport.show_ghost(pinned.pad_faces, g.pad_vertices, g.object_pose)
         self.frame_displayed.emit(m.trial, index)

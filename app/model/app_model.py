@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.model.compare import PinnedTrial, grasp_change, param_changes
 from app.model.dataset import (
     DataSet,
     DataSetError,
@@ -23,7 +24,7 @@ from app.model.dataset import (
     placement,
     recorded_trial,
 )
-from app.model.document import Document, ProvisionalGrasp, Run
+from app.model.document import Document, ProvisionalGrasp, Run, build_pad
 from app.model.edit_state import EditState
 from app.model.events import Event
 from app.model.grip import (
@@ -82,6 +83,7 @@ class AppModel:
       dataset_changed (dataset)  a data set was opened (None: closed); it outlives documents
       dataset_selected (index)  the data-set grasp shown changed (-1: none)
       run_loaded (run)          a recorded run (a data set's trial with frames) replaces the run
+      pinned_changed (pinned)   a trial was pinned for comparison (None: the comparison ended)
       psi_force_changed (state)  what is known about the grip force of the Psi_th stop on the
                                 current grasp changed (app.model.grip.PsiForceState)
     """
@@ -114,6 +116,8 @@ class AppModel:
         self.dataset_changed = Event("dataset_changed")
         self.dataset_selected = Event("dataset_selected")
         self.run_loaded = Event("run_loaded")
+        self.pinned: PinnedTrial | None = None  # a trial kept to compare other runs with
+        self.pinned_changed = Event("pinned_changed")
         self.psi_force = PsiForceState("off")
         self.psi_force_changed = Event("psi_force_changed")
 
@@ -444,3 +448,38 @@ class AppModel:
         self.run_loaded.emit(run)
         self.select_trial(rec.trial)
         return rec
+
+    # --- comparing runs -----------------------------------------------------------------------
+    def pin_shown_trial(self) -> PinnedTrial | None:
+        """Keep the trial shown in the timeline (with its frames) to compare the next runs
+        with; None when no trial with frames is shown."""
+        d, rec = self.doc, self.selected_record()
+        if d is None or d.run is None or rec is None or not rec.frames:
+            return None
+        series = TrialSeries.from_frames(rec.frames)
+        label = f"run {d.run.run_id}, trial {rec.trial}"
+        faces = np.asarray(build_pad(d.run.params).surface_faces)
+        self.pinned = PinnedTrial(
+            label, d.run.run_id, rec.trial, d.run.grasp, d.run.params, rec, series, faces
+        )
+        self.pinned_changed.emit(self.pinned)
+        return self.pinned
+
+    def unpin(self) -> None:
+        """End the comparison."""
+        if self.pinned is not None:
+            self.pinned = None
+            self.pinned_changed.emit(None)
+
+    def comparison(self) -> list[str]:
+        """What differs between the pinned trial's run and the shown run (while the pinned run
+        is the one shown, or there is none: the current settings, which the next run uses):
+        parameter lines, then the grasp's move; [] when nothing does."""
+        d, pinned = self.doc, self.pinned
+        if d is None or pinned is None:
+            return []
+        other = d.run is not None and d.run.run_id != pinned.run_id
+        params, grasp = (d.run.params, d.run.grasp) if other and d.run else (d.params, d.grasp)
+        lines = param_changes(pinned.params, params)
+        moved = grasp_change(pinned.grasp, grasp)
+        return [*lines, moved] if moved else lines
