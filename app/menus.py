@@ -91,7 +91,7 @@ def build_menus(w: Any) -> None:
     w.pin_action = action(
         "&Pin trial for comparison", lambda: w.compare.pin(), "Ctrl+K",
         "Keep the trial shown to compare the next runs with: its curves dashed in the plots, "
-        "its pads and object translucent in the view, what differs above the runs table (Ctrl+K)",
+        "its pads and object outlined in the view, what differs above the runs table (Ctrl+K)",
     )  # fmt: skip
     w.unpin_action = action("&End comparison", lambda: w.compare.end())
     w.default_grasp_action = action("&Default grasp", w.editing.default_grasp)

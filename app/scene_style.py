@@ -61,7 +61,7 @@ GLYPH_MARGIN_MM = 2.0  # fingers this far outside the contacts
 CANDIDATE_CMAP = "RdYlGn"  # red: lowest quality, green: highest
 UNKNOWN_COLOR = "#9aa0a6"  # a data-set grasp whose outcome is not known
 DATASET_SELECTED_COLOR = "#1f3a93"  # the data-set grasp shown
-GHOST_COLOR = "#8e44ad"  # a pinned trial's pads and object, drawn translucent (compare runs)
+GHOST_COLOR = "#8e44ad"  # a pinned trial's pads and object, outlined (compare runs)
 
 
 def gripper_glyphs(

@@ -383,7 +383,8 @@ class Viewport(QObject):
         pad_vertices: tuple[np.ndarray, np.ndarray] | None = None,
         object_pose: np.ndarray | None = None,
     ) -> None:
-        """A pinned trial's pads and object, translucent, at their frame (None: remove)."""
+        """A pinned trial's pads (their edges) and object (its feature edges) at their frame,
+        in the ghost colour (None: remove)."""
         names = ("ghost_pad0", "ghost_pad1", "ghost_object")
         if pad_faces is None or pad_vertices is None or self._object_poly is None:
             for name in names:
@@ -400,16 +401,18 @@ class Viewport(QObject):
             self._ghost_polys = []
             for k in (0, 1):
                 poly = _polydata(pad_vertices[k], pad_faces)
+                # Edges only: a see-through surface z-fights with the shown pads it overlaps.
                 self._add_mesh(
-                    poly, color=GHOST_COLOR, opacity=0.35, name=f"ghost_pad{k}", pickable=False
-                )
+                    poly, color=GHOST_COLOR, style="wireframe", line_width=1,
+                    name=f"ghost_pad{k}", pickable=False,
+                )  # fmt: skip
                 self._ghost_polys.append(poly)
         for k in (0, 1):
             self._ghost_polys[k].points = np.asarray(pad_vertices[k], dtype=float)
         if "ghost_object" not in present:
             self._add_mesh(
-                self._object_poly.copy(), color=GHOST_COLOR, opacity=0.2, name="ghost_object",
-                pickable=False,
+                self._object_poly.copy().extract_feature_edges(), color=GHOST_COLOR,
+                line_width=2, name="ghost_object", pickable=False,
             )  # fmt: skip
         ghost = self.plotter.renderer.actors["ghost_object"]
         ghost.user_matrix = np.eye(4) if object_pose is None else np.asarray(object_pose)

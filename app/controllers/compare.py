@@ -1,5 +1,5 @@
 """Compare runs: pin the trial shown, then every later run is drawn against it (dashed curves
-in the plots, translucent pads and object in the view) and what differs in their inputs is
+in the plots, outlined pads and object in the view) and what differs in their inputs is
 listed above the runs table."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class CompareController:
             return False
         self.ui.status(
             f"{pinned.label} pinned: the next runs are drawn against it (dashed curves, "
-            "translucent pads); Simulation > End comparison stops"
+            "outlined pads); Simulation > End comparison stops"
         )
         return True
 
@@ -51,7 +51,7 @@ class CompareController:
         if pinned is None:
             return ""
         changes = self.model.comparison()
-        head = f"Compared with {pinned.label} (dashed in the plots, translucent in the view)"
+        head = f"Compared with {pinned.label} (dashed in the plots, outlined in the view)"
         if not changes:
             return f"{head}: same parameters and grasp"
         return f"{head}; differs in: " + "; ".join(changes)

@@ -1,5 +1,5 @@
 """Compare runs in the real window: pin a trial, change E, run again; the plots draw both
-trials, the view the pinned pads and object translucent at the shown frame's time, the runs
+trials, the view the pinned pads and object outlined at the shown frame's time, the runs
 tab says what differs; ending the comparison removes all of it."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_pin_a_trial_then_compare_a_run_with_another_stiffness(window, qtbot):
     np.testing.assert_allclose(ghosts[1], first.frames[k].pad_vertices[1])
     actors = window.viewport.plotter.renderer.actors
     np.testing.assert_allclose(actors["ghost_object"].user_matrix, first.frames[k].object_pose)
-    assert actors["ghost_pad0"].prop.opacity < 1.0
+    assert actors["ghost_pad0"].prop.style == "Wireframe"
 
     # End the comparison: no dashed curves, no ghost, no comparison line.
     window.unpin_action.trigger()
