@@ -1,0 +1,147 @@
+"""Start-up time of the `ipcgrasp` command line: `--help`, `--version` and `CMD --help` per command.
+
+Each command line runs 6 times as a fresh process (`python -m app.launcher ...`, what the
+`ipcgrasp` script runs, with this tree first on the path, so the time includes the interpreter's
+start); the first run is reported alone (the files may not be in the page cache yet: not a true
+cold start) and the median of the other 5 as the warm time. `--before REV` also times the tree of
+git revision REV (exported to a temporary folder) in the same sitting, for comparison. The
+machine's load (`uptime`) before and after is recorded: on a busy machine the numbers are not
+worth keeping. PYTHONDONTWRITEBYTECODE is removed from the children's environment: a user's
+Python writes the bytecode caches on the first run and reads them afterwards (with it set, every
+run compiles the engine's sources again). Writes benchmarks/results/cli_startup.md.
+
+    .venv/bin/python benchmarks/bench_cli_startup.py [--before REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.cli.commands import COMMANDS  # noqa: E402
+
+RUNS = 6
+TARGET_S = 0.3
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(tree: Path, args: list[str]) -> tuple[float, int]:
+    """(wall time in s, exit code) of `ipcgrasp ARGS` run from `tree`."""
+    t = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "app.launcher", *args],
+        cwd=tree,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - t, done.returncode
+
+
+def measure(tree: Path, args: list[str]) -> str:
+    """'first / warm median (min-max)' for one command line, or how it failed."""
+    runs = [timed(tree, args) for _ in range(RUNS)]
+    codes = {code for _, code in runs}
+    if codes != {0}:
+        return f"fails (exit {', '.join(map(str, sorted(codes)))}) | -"
+    times = [t for t, _ in runs]
+    warm = times[1:]
+    return f"{times[0]:.3f} | {statistics.median(warm):.3f} ({min(warm):.3f}-{max(warm):.3f})"
+
+
+def export(rev: str, folder: Path) -> Path:
+    """The tree of git revision `rev` under `folder`."""
+    archive = folder / "tree.tar"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), rev], check=True
+    )
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder / "tree", filter="data")
+    return folder / "tree"
+
+
+def git(*args: str) -> str:
+    out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    return out.stdout.strip() or "?"
+
+
+def uptime() -> str:
+    out = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
+    return out.strip() or "(uptime unavailable)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", metavar="REV", help="also time the tree of this revision")
+    opts = parser.parse_args()
+    lines = [["--help"], ["--version"], *([name, "--help"] for name in COMMANDS)]
+    head = git("log", "-1", "--format=%h")
+    dirty = (
+        " (with uncommitted changes)"
+        if git("status", "--porcelain", "--", "engine", "app") != "?"
+        else ""
+    )
+    before_load = uptime()
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = [(f"{head}{dirty}", ROOT)]
+        if opts.before:
+            trees.insert(
+                0, (git("log", "-1", "--format=%h", opts.before), export(opts.before, Path(tmp)))
+            )
+        results: dict[str, list[str]] = {}
+        for args in lines:
+            key = " ".join(args)
+            results[key] = [measure(tree, args) for _, tree in trees]
+            print(f"ipcgrasp {key:<22} " + "   ".join(results[key]), flush=True)
+    after_load = uptime()
+    header = "| command line |" + "".join(
+        f" {name}: first (s) | {name}: warm median (min-max) (s) |" for name, _ in trees
+    )
+    text = [
+        "# `ipcgrasp` start-up",
+        "",
+        f"`benchmarks/bench_cli_startup.py{' --before ' + opts.before if opts.before else ''}`: "
+        f"each command line run {RUNS} times as a fresh process (`python -m app.launcher ARGS`, "
+        "what the `ipcgrasp` script runs, bytecode caches written); *first* is the first run "
+        "(not a true cold start: the page cache is not dropped), *warm* the median of the other "
+        f"{RUNS - 1}. Target: warm "
+        f"< {TARGET_S} s. {os.cpu_count()} cores, {platform.machine()}, Python "
+        f"{platform.python_version()}.",
+        "",
+        f"- uptime before: `{before_load}`",
+        f"- uptime after: `{after_load}`",
+        *(
+            [
+                f"- the {opts.before} tree is a `git archive` export without `.git`, so its build "
+                "id needs no git command (in a checkout it took three, ~50 ms, on every parser "
+                "build before `--version` looked it up lazily)"
+            ]
+            if opts.before
+            else []
+        ),
+        "",
+        header,
+        "|---|" + "---:|---:|" * len(trees),
+    ]
+    for key, cells in results.items():
+        text.append(f"| `ipcgrasp {key}` | " + " | ".join(cells) + " |")
+    text.append("")
+    out = ROOT / "benchmarks" / "results" / "cli_startup.md"
+    out.write_text("\n".join(text))
+    print(f"-> {out}")
+
+
+if __name__ == "__main__":
+    main()
