@@ -44,6 +44,7 @@ from app.controllers.scene import SceneController
 from app.controllers.sessions import SessionController
 from app.dataset_dock import DataSetDock
 from app.grasp_dock import GraspDock
+from app.help_overlay import NEXT_STEPS, HelpOverlay, shortcut_rows
 from app.log_view import LogView, app_data_dir
 from app.menus import build_menus
 from app.model import AppModel, Document
@@ -66,6 +67,8 @@ class MainWindow(QMainWindow):
     open_action: QAction
     open_dataset_action: QAction
     pin_action: QAction
+    help_action: QAction
+    camera_actions: dict[str, QAction]
     unpin_action: QAction
     reopen_unit_action: QAction
     reopen_body_action: QAction
@@ -96,6 +99,7 @@ class MainWindow(QMainWindow):
         self.resize(1400, 900)
         self.setAcceptDrops(True)
         self.log_hub = app_logs.install(app_data_dir())
+        self.help_overlay: HelpOverlay | None = None
 
         # Model, views, worker pools.
         self.model = AppModel()
@@ -257,6 +261,16 @@ class MainWindow(QMainWindow):
         self.analysis_ctl.predictions_shown.connect(
             lambda _r: self.scene.show_contacts(self.predictions.contacts_box.isChecked())
         )
+
+    def show_help(self) -> HelpOverlay:
+        """The keys and clicks (F1 or ?): every action's shortcut and the view's mouse."""
+        if self.help_overlay is not None and self.help_overlay.isVisible():
+            self.help_overlay.close()
+            return self.help_overlay
+        actions = [a for a in self.actions() if isinstance(a, QAction)]
+        self.help_overlay = HelpOverlay(self, shortcut_rows(actions), NEXT_STEPS)
+        self.help_overlay.show()
+        return self.help_overlay
 
     def _show_dataset_dock(self) -> None:
         self.dataset_dock_widget.show()

@@ -141,6 +141,24 @@ def build_menus(w: Any) -> None:
     docks = (w.grasp_dock_widget, w.param_dock_widget, w.dataset_dock_widget, w.timeline_dock)
     for d in (*docks, w.log_dock):
         view.addAction(d.toggleViewAction())
+    camera = view.addMenu("&Camera")
+    w.camera_actions = {}
+    for name, text, key in (
+        ("front", "&Front", "Ctrl+1"), ("side", "&Side", "Ctrl+2"), ("top", "&Top", "Ctrl+3"),
+        ("fit", "F&it object", "Ctrl+0"),
+    ):  # fmt: skip
+        a = action(
+            f"Camera: {text}", lambda _=False, n=name: w.viewport.camera_preset(n), key,
+            f"Look at the object: {text.replace('&', '').lower()} ({key})",
+        )  # fmt: skip
+        camera.addAction(a)
+        w.camera_actions[name] = a
+    help_menu = w.menuBar().addMenu("&Help")
+    w.help_action = action(
+        "&Keys and clicks", lambda: w.show_help(), "F1",
+        "Every keyboard shortcut and mouse action (F1 or ?)",
+    )  # fmt: skip
+    help_menu.addAction(w.help_action)
     _toolbar(w)
     _shortcuts(w)
 
@@ -207,6 +225,9 @@ def _shortcuts(w: Any) -> None:
     key("Shift+Right", lambda: scene.step(10))
     key(Qt.Key.Key_Home, lambda: scene.seek(0))
     key(Qt.Key.Key_End, scene.seek_end)
+    # "?" (a text field keeps its own); with Shift too, as most layouts type it.
+    key(Qt.Key.Key_Question, lambda: w.show_help())
+    key("Shift+?", lambda: w.show_help())
     # On the number fields only (an application-wide filter would see every event).
     w.field_keys = _FieldKeys(w)
     for box in w.findChildren(QAbstractSpinBox):

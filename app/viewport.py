@@ -48,6 +48,13 @@ from engine.scene.resting import RestingObject
 
 PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad
 DATASET_TUBES_MAX = 300  # data-set glyphs drawn as tubes up to this many grasps, else lines
+# Camera presets: (camera position relative to the object, view up).
+CAMERA_VIEWS = {
+    "front": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+    "side": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+    "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+}
+CAMERA_PRESETS = (*CAMERA_VIEWS, "fit")
 
 COLOR_MODES = ("none", "energy", "displacement")
 _FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
@@ -246,6 +253,26 @@ class Viewport(QObject):
         r.reset_camera(render=False)
         r.camera.zoom(1.8)
         r.camera_set = True
+
+    def camera_preset(self, name: str) -> None:
+        """Look at the object from the "front" (along +y), the "side" (along -x), the "top"
+        (down -z), or "fit" it in the view keeping the direction."""
+        r = self.plotter.renderer
+        actor = self._object_actor
+        bounds = None if actor is None else tuple(actor.bounds)
+        r.camera.view_angle = 30.0  # VTK's default; zoom changes it, presets start afresh
+        if name in CAMERA_VIEWS:
+            direction, up = CAMERA_VIEWS[name]
+            r.view_vector(
+                np.asarray(direction, dtype=float), viewup=up, render=False, bounds=bounds
+            )
+        elif name == "fit":
+            r.reset_camera(render=False, bounds=bounds)
+        else:
+            raise ValueError(f"unknown camera preset {name!r}; use {', '.join(CAMERA_PRESETS)}")
+        r.camera.zoom(1.6)
+        r.camera_set = True
+        self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
         """Move the object to the 4x4 `pose`."""

@@ -231,8 +231,14 @@ class OpenController:
         self.clear_undo()
         self.model.set_document(doc, keep_run)
         self.set_title(label)
+        next_step = (
+            ""
+            if doc.run is not None
+            else "; F5 simulates, a right-click places the grasp, F1 lists the keys"
+        )
         self._status(
             f"opened {label}: {len(doc.mesh.vertices)} vertices, {len(doc.poses)} stable poses"
+            + next_step
         )
         return True
 
