@@ -557,7 +557,10 @@ class GraspSimulation:
                 near = abs(q - threshold) <= FORCE_STOP_TOL * threshold
                 reached = at_rest and (near or settled_steps >= 10) and q >= threshold * 0.5
             else:
-                reached = q >= threshold
+                # A force-driven squeeze ends on a servo step only: a position step in which both
+                # pads meet the object at once (a flat pad on a faceted cylinder: 67 pairs) can
+                # press past the force, and the servo then eases it to the force it applies.
+                reached = q >= threshold and (servo or not force_drive)
             # Saturated: the object held the jaws back from the commanded increment, so they
             # press with force_cap.
             saturated = servo and delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
