@@ -76,9 +76,12 @@ def _click_all(window, qtbot, surface, faces, count, seed):
             picks.clear()
             statuses.clear()
             qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=_screen_pos(window, q))
-            if picks and statuses:
+            # The placement's own message: a background job (the default grasp, the force a
+            # Psi_th implies) may post a status after it on a busy machine.
+            placement = [t for t in statuses if t.startswith(("grasp placed", "cannot place"))]
+            if picks and placement:
                 point, normal = picks[-1]
-                yield np.asarray(point), np.asarray(normal), statuses[-1]
+                yield np.asarray(point), np.asarray(normal), placement[-1]
     finally:
         window.ui.status = status
 
