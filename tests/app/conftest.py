@@ -119,6 +119,13 @@ def window(shared_window, qtbot, dialogs):
     if w.doc is not None:
         w.doc.dirty = False
     w.ui.errors.clear()
+    # The window is shared by every test: leave no data set, comparison or dock of an earlier
+    # test behind (a data-set dock narrows the 3D view, its glyphs take clicks).
+    w.model.set_dataset(None)
+    w.model.unpin()
+    w.dataset_dock_widget.hide()
+    if w.help_overlay is not None:
+        w.help_overlay.hide()
     w.color_combo.setCurrentIndex(1)
     assert w.opening.load_example()
     w.activateWindow()
