@@ -25,33 +25,14 @@ def lower_priority(increment: int = 19) -> None:
         pass
 
 
-def _warm_up() -> None:
-    """Load every kernel a trial uses by running the first frame of the example grasp."""
-    from engine.grasp.default_grasp import default_grasp
-    from engine.grasp.params import SimulationParams
-    from engine.grasp.simulation import GraspSimulation, build_pad
-    from engine.gripper.pad_fields import PadFieldEvaluator
-    from engine.scene.object_mesh import builtin_cube
-    from engine.scene.resting import rest_object
-
-    obj = rest_object(builtin_cube())
-    params = SimulationParams()
-    pad = build_pad(params)
-    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
-    gen = sim.frames()
-    frame = next(gen)
-    gen.close()
-    PadFieldEvaluator(pad, params.youngs_modulus_pa, params.poisson_ratio).energy_density(
-        frame.pad_vertices[0]
-    )
-
-
 def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
     """Serve TrialJobs from `inbox` until it yields None; `cancel` is a multiprocessing Event."""
     lower_priority()
     t0 = time.perf_counter()
     try:
-        _warm_up()
+        from engine.grasp.warmup import warm_up
+
+        warm_up()
     except Exception:  # a broken warm-up must not kill the worker: real jobs report errors
         log.exception("worker %d: warm-up failed", worker)
     outbox.put(WorkerReady(worker, time.perf_counter() - t0))

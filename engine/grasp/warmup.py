@@ -1,0 +1,40 @@
+"""Warm numba's kernels: run what a simulation's first frame runs, once per process.
+
+`ipcgrasp warmup` calls it after an install; the app's simulation workers call it at start so
+the first Simulate does not wait for kernels to load.
+"""
+
+from __future__ import annotations
+
+from engine.fem import neohookean
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.gripper.pad_fields import PadFieldEvaluator
+from engine.scene.object_mesh import builtin_cube
+from engine.scene.resting import rest_object
+
+
+def warm_up() -> tuple[int, int]:
+    """Run what a trial's first frame runs, and the pads' strain energy density that frames and
+    the app show: every numba kernel a simulation calls is compiled (and cached) or loaded.
+
+    Returns (kernel signatures compiled, kernel signatures loaded from the cache)."""
+
+    obj = rest_object(builtin_cube())
+    params = SimulationParams()
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    frames = sim.frames()
+    frame = next(frames)
+    frames.close()
+    PadFieldEvaluator(pad, params.youngs_modulus_pa, params.poisson_ratio).energy_density(
+        frame.pad_vertices[0]
+    )
+    compiled = loaded = 0
+    for kernel in vars(neohookean).values():
+        stats = getattr(kernel, "stats", None)  # numba dispatchers: cache hits and misses
+        if stats is not None and hasattr(stats, "cache_hits"):
+            loaded += sum(stats.cache_hits.values())
+            compiled += sum(stats.cache_misses.values())
+    return compiled, loaded
