@@ -5,7 +5,6 @@ job at a time, the newest one first; a job still squeezing when a newer one arri
 from __future__ import annotations
 
 import logging
-import queue
 import time
 from typing import Any
 
@@ -49,19 +48,14 @@ def psi_force_main(inbox: Any, outbox: Any, nice: int = 10) -> None:
     """Serve PsiForceJobs from `inbox` until None; only the newest waiting job is run. The
     process runs `nice` levels below the GUI and loads the simulator before the first job."""
     from app.sim_worker import lower_priority
+    from app.workers import newest_job
 
     lower_priority(nice)
     import engine.grasp.calibration  # noqa: F401  (the simulator, before the first job)
 
     pads: dict = {}
     while True:
-        job = inbox.get()
-        while job is not None:
-            try:
-                newer = inbox.get_nowait()
-            except queue.Empty:
-                break
-            job = newer
+        job = newest_job(inbox)
         if job is None:
             return
         answer = psi_force_of(job, pads, lambda: not inbox.empty())

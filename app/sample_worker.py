@@ -5,7 +5,6 @@ ranked by the Soft Point margin, engine.analytic.ranking) and the default grasp
 from __future__ import annotations
 
 import logging
-import queue
 import time
 from typing import Any
 
@@ -61,6 +60,7 @@ def sample_main(inbox: Any, outbox: Any, nice: int = 19) -> None:
     process runs `nice` levels below the GUI and imports the sampler and the simulator's
     checks before the first job arrives."""
     from app.sim_worker import lower_priority
+    from app.workers import newest_job
 
     lower_priority(nice)
     import engine.analytic.ranking
@@ -68,13 +68,7 @@ def sample_main(inbox: Any, outbox: Any, nice: int = 19) -> None:
     import engine.grasp.trials  # noqa: F401  (the checks of the default grasp)
 
     while True:
-        job = inbox.get()
-        while job is not None:
-            try:
-                newer = inbox.get_nowait()
-            except queue.Empty:
-                break
-            job = newer
+        job = newest_job(inbox)
         if job is None:
             return
         if isinstance(job, DefaultGraspJob):

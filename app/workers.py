@@ -77,6 +77,19 @@ def worker_entry(log_queue: Any, name: str, target: Callable[..., Any], args: tu
         sys.stderr.flush()
 
 
+def newest_job(inbox: Any) -> Any:
+    """Wait for a job, then skip to the newest one waiting behind it (older ones are stale);
+    None (the shut-down message) wins wherever it is."""
+    job = inbox.get()
+    while job is not None:
+        try:
+            newer = inbox.get_nowait()
+        except queue.Empty:
+            break
+        job = newer
+    return job
+
+
 def drain_queue(q: Any, limit: int | None = None, budget_s: float | None = None) -> list:
     """What waits in `q` now, without blocking: at most `limit` messages, or as many as
     arrive within `budget_s` seconds. Works for Queue and SimpleQueue."""
