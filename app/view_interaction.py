@@ -78,36 +78,9 @@ def _onto_cell(picker: vtkCellPicker, point: np.ndarray) -> np.ndarray:
         m = actor.GetMatrix()
         matrix = np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
     world = corners @ matrix[:3, :3].T + matrix[:3, 3]
-    return _closest_on_triangle(point, world)
+    import trimesh  # loaded already with the object's mesh
 
-
-def _closest_on_triangle(p: np.ndarray, tri: np.ndarray) -> np.ndarray:
-    """The point of triangle `tri` (3, 3) closest to `p` (Ericson, Real-Time Collision
-    Detection, 5.1.5)."""
-    a, b, c = tri
-    ab, ac, ap = b - a, c - a, p - a
-    d1, d2 = ab @ ap, ac @ ap
-    if d1 <= 0 and d2 <= 0:
-        return a.copy()
-    bp = p - b
-    d3, d4 = ab @ bp, ac @ bp
-    if d3 >= 0 and d4 <= d3:
-        return b.copy()
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0 and d1 >= 0 and d3 <= 0:
-        return a + d1 / (d1 - d3) * ab
-    cp = p - c
-    d5, d6 = ab @ cp, ac @ cp
-    if d6 >= 0 and d5 <= d6:
-        return c.copy()
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0 and d2 >= 0 and d6 <= 0:
-        return a + d2 / (d2 - d6) * ac
-    va = d3 * d6 - d5 * d4
-    if va <= 0 and d4 - d3 >= 0 and d5 - d6 >= 0:
-        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b)
-    denom = 1.0 / (va + vb + vc)
-    return a + ab * (vb * denom) + ac * (vc * denom)
+    return trimesh.triangles.closest_point(world[None], np.asarray(point, dtype=float)[None])[0]
 
 
 def add_gizmo(
