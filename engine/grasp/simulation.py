@@ -470,28 +470,25 @@ class GraspSimulation:
             h = p.time_step_s
             if all(touching):
                 delta = min(delta, contact_cap)
-            elif not any(touching) and delta >= delta_max and not blocked_before:
-                # Free flight: nothing moves but the plates (at the closing speed) until a pad
-                # comes within the barrier zone, so one longer step covers what several would.
-                longest = FREE_FLIGHT_STEPS * delta_max
-                # Additive CCD stops a motion at a fraction of the starting gap (its
-                # conservative rescaling), so a free step closes at most 80 % of the gap.
-                room = self._approach_limit(2.0 * longest, touching)
-                free = min(longest, 0.8 * (room + 0.9 * p.dhat_m), max_travel - st.travel_m)
-                if free > delta_max:
-                    delta, h = free, free / p.closing_speed_m_s
+            elif delta >= delta_max and not blocked_before:
+                if not any(touching):
+                    # Free flight: nothing moves but the plates (at the closing speed) until a
+                    # pad comes within the barrier zone, so one longer step covers what several
+                    # would. Additive CCD stops a motion at a fraction of the starting gap (its
+                    # conservative rescaling), so a free step closes at most 80 % of the gap.
+                    longest = FREE_FLIGHT_STEPS * delta_max
+                    room = self._approach_limit(2.0 * longest, touching)
+                    step = min(longest, 0.8 * (room + 0.9 * p.dhat_m), max_travel - st.travel_m)
                 else:
-                    delta = max(free, first_contact)
-            elif touching[0] != touching[1] and delta >= delta_max and not blocked_before:
-                # One pad pushes the object along the ground at the closing speed, a slow
-                # quasi-static slide: a step spans PUSH_STEPS time steps while the other pad is
-                # far (the pushed object turns by the same 4.4 deg in REACH grasp 2 as with
-                # single steps).
-                push = self._approach_limit(PUSH_STEPS * delta_max, touching)
-                if push > delta_max:
-                    delta, h = push, push / p.closing_speed_m_s
+                    # One pad pushes the object along the ground at the closing speed, a slow
+                    # quasi-static slide: a step spans PUSH_STEPS time steps while the other pad
+                    # is far (the pushed object turns by the same 4.4 deg in REACH grasp 2 as
+                    # with single steps).
+                    step = self._approach_limit(PUSH_STEPS * delta_max, touching)
+                if step > delta_max:
+                    delta, h = step, step / p.closing_speed_m_s
                 else:
-                    delta = max(push, first_contact)
+                    delta = max(step, first_contact)
             else:
                 delta = min(delta, max(self._approach_limit(delta, touching), first_contact))
             # A pad that pushes the object alone carries it along in the initial guess.
