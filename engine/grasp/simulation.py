@@ -29,6 +29,16 @@ from engine.errors import GraspError, SolverError
 from engine.fem.neohookean import elastic_energy
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
+from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
+from engine.grasp.squeeze_rules import (
+    force_stop_reached,
+    judge_lift,
+    overshoot_limit,
+    psi_balanced,
+    stop_accepted,
+    stop_quantity,
+    threshold_reached,
+)
 from engine.gripper.jaws import JawPlacement, place_jaws
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.gripper.presets import GRIPPERS
@@ -70,8 +80,6 @@ class _State:
     closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
 
 
-# A force stop of the force-limited squeeze is reached within this fraction of the force.
-FORCE_STOP_TOL = 0.02
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
 FREE_FLIGHT_STEPS = 8
 # A lift step at the steady lift speed spans this many time steps.
@@ -439,7 +447,7 @@ class GraspSimulation:
         p, r = self.params, self.result
         stop, threshold = p.squeeze_stop()
         use_force = stop == "force"
-        upper = threshold * (1.0 + p.threshold_overshoot)
+        upper = overshoot_limit(threshold, p.threshold_overshoot)
         target = threshold * math.sqrt(1.0 + p.threshold_overshoot)
         delta_max = p.closing_speed_m_s * p.time_step_s
         delta_min = p.newton_tol_m  # plate increments below the Newton tolerance are noise
@@ -508,10 +516,7 @@ class GraspSimulation:
             blocked_before = False
             grip = self._grip(new)
             forces, pairs, _ = grip
-            if use_force:
-                q = min(max(forces[0], 0.0), max(forces[1], 0.0))
-            else:
-                q = min(self._pad_energies(new.u))
+            q = stop_quantity(forces if use_force else self._pad_energies(new.u), use_force)
             gripping = min(pairs) > 0
             if not gripping:  # the pads' strain is their own (weight, motion), not grip
                 q_free, q = q, 0.0
@@ -551,13 +556,12 @@ class GraspSimulation:
                 # for a few steps after impact: wait until it has settled within the tolerance
                 # (or has stayed at rest for 10 steps).
                 settled_steps = settled_steps + 1 if at_rest else 0
-                near = abs(q - threshold) <= FORCE_STOP_TOL * threshold
-                reached = at_rest and (near or settled_steps >= 10) and q >= threshold * 0.5
+                reached = force_stop_reached(q, threshold, at_rest, settled_steps)
             else:
                 # A force-driven squeeze ends on a servo step only: a position step in which both
                 # pads meet the object at once (a flat pad on a faceted cylinder: 67 pairs) can
                 # press past the force, and the servo then eases it to the force it applies.
-                reached = q >= threshold and (servo or not force_drive)
+                reached = threshold_reached(q, threshold, servo, force_drive)
             # Saturated: the object held the jaws back from the commanded increment, so they
             # press with force_cap.
             saturated = servo and delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
@@ -574,9 +578,9 @@ class GraspSimulation:
                 return summary
             if reached:
                 psi = frame.psi_j
-                balanced = abs(psi[0] - psi[1]) <= p.psi_balance_tol * max(psi)
+                balanced = psi_balanced(psi, p.psi_balance_tol)
                 r.squeeze_balanced = bool(balanced or use_force)
-                if r.squeeze_balanced or unbalanced >= 10 or q > threshold * 4:
+                if stop_accepted(r.squeeze_balanced, unbalanced, q, threshold):
                     return summary
                 unbalanced += 1
             elif not gripping:
@@ -674,30 +678,6 @@ class GraspSimulation:
             if phase == "hold" and hold_steps <= 0:
                 return summary
         raise SolverError(f"the lift did not finish within {p.max_steps} steps")
-
-
-def judge_lift(
-    summary: ContactSummary, lift_height_m: float, dhat_m: float, plates_lift_m: float
-) -> tuple[bool, str]:
-    """IPC-GraspSim's success test at the end of the hold: (success, reason).
-
-    Success iff the object's lowest point reached the lift height (within the barrier distance
-    dhat), both pads still touch it and it no longer touches the ground ("touch": closer
-    than dhat).
-    """
-    lifted = summary.object_min_z_m >= lift_height_m - dhat_m
-    held = summary.pad_object[0] > 0 and summary.pad_object[1] > 0
-    off_ground = summary.object_ground == 0 and summary.object_min_z_m > dhat_m
-    if lifted and held and off_ground:
-        return True, "lifted"
-    if not lifted:
-        return False, (
-            f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.2f} mm "
-            f"while the plates rose {plates_lift_m * 1e3:.1f} mm"
-        )
-    if not held:
-        return False, "object lost contact with a pad during the lift"
-    return False, "object still touches the ground"
 
 
 def _check_open_jaws_clear_ground(pad_world: tuple[np.ndarray, np.ndarray]) -> None:
