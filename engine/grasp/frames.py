@@ -27,6 +27,13 @@ class Frame:
     object_min_z_m: float
     newton_iterations: int
     intersection_free: bool
+    # The contact forces on the object (engine.ipc.contact_metrics.object_contact_forces), one
+    # row per contact point: world position (m), normal and friction force (N), and who pushes
+    # (0 pad 1, 1 pad 2, 2 the ground). Empty when not recorded (older frame files).
+    contact_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    contact_normal_n: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    contact_friction_n: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    contact_source: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
 
 
 @dataclass

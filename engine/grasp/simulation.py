@@ -45,16 +45,18 @@ from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
 from engine.ipc.contact_metrics import (
+    ContactForces,
     ContactSummary,
     GripForces,
     grip_forces,
+    object_contact_forces,
     summarize_contacts,
 )
 from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm
+from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm, ContactTerm
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,7 @@ class _State:
     kappa: float
     collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
     closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
+    contact: ContactTerm | None = None  # the last step's contact term (its lagged friction)
 
 
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
@@ -320,6 +323,7 @@ class GraspSimulation:
             potential.kappa,
             potential.collisions,
             closed / h,
+            potential.contact,
         )
         return new, res.iterations
 
@@ -385,6 +389,9 @@ class GraspSimulation:
         q = s.object_state(st.u)
         pose = pose_matrix(q)
         pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
+        forces = ContactForces.empty()
+        if st.contact is not None:
+            forces = object_contact_forces(s, st.contact, s.collision_vertices(st.u))
         frame = Frame(
             index=self._frame_index,
             time_s=st.time_s,
@@ -400,6 +407,10 @@ class GraspSimulation:
             object_min_z_m=summary.object_min_z_m,
             newton_iterations=iterations,
             intersection_free=summary.intersection_free,
+            contact_points=forces.points,
+            contact_normal_n=forces.normal_n,
+            contact_friction_n=forces.friction_n,
+            contact_source=forces.source,
         )
         self._frame_index += 1
         r = self.result

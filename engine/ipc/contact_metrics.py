@@ -1,4 +1,5 @@
-"""What a frame reports about contact: who touches whom, grip force per pad, minimum distance."""
+"""What a frame reports about contact: who touches whom, grip force per pad, minimum distance,
+and the contact forces on the object (where they act, normal and friction parts)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import numpy as np
 
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
+from engine.ipc.terms import ContactTerm
+
+# ContactForces.source: which body pushes the object at a point.
+SOURCE_PAD1, SOURCE_PAD2, SOURCE_GROUND = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -102,3 +107,132 @@ def summarize_contacts(
         object_min_z_m=float(z[system.object_rows].min()),
         intersection_free=bool(free),
     )
+
+
+@dataclass(frozen=True)
+class ContactForces:
+    """The contact forces acting on the object at one state, one row per contact point.
+
+    `source` says who exerts each row's force (SOURCE_PAD1, SOURCE_PAD2, SOURCE_GROUND). A
+    pad's forces are placed at the pad's own contact vertices (within dhat of the object's
+    surface), the ground's at the object's vertices on the ground; see object_contact_forces.
+    """
+
+    points: np.ndarray  # (n, 3) world positions (m)
+    normal_n: np.ndarray  # (n, 3) the barrier's (normal) contact force on the object (N)
+    friction_n: np.ndarray  # (n, 3) the friction force on the object (N)
+    source: np.ndarray  # (n,) int8
+
+    @classmethod
+    def empty(cls) -> ContactForces:
+        """No contact."""
+        z = np.zeros((0, 3))
+        return cls(z, z.copy(), z.copy(), np.zeros(0, dtype=np.int8))
+
+    def total_n(self, source: int | None = None) -> np.ndarray:
+        """Resultant (normal + friction) of the rows of `source`, or of all rows (N)."""
+        keep = slice(None) if source is None else self.source == source
+        return np.asarray((self.normal_n[keep] + self.friction_n[keep]).sum(axis=0))
+
+
+def object_contact_forces(
+    system: GraspSystem, contact: ContactTerm, x: np.ndarray
+) -> ContactForces:
+    """The contact forces the pads and the ground exert on the object at collision positions x,
+    the end of the time step whose contact term is `contact`.
+
+    Normal forces: minus the gradient of the step's barrier over its contact set at x (in the
+    divided-by-h^2 potential the gradient is a force in N, as in grip_forces). Friction forces:
+    minus the gradient of the step's lagged friction potential (its pairs, normal forces and
+    tangent bases fixed at the step's start, exactly as the solver used them).
+
+    Where they act: the ground's forces at the object's vertices on the ground (plane-vertex
+    pairs, exact). A pad's forces at the pad's contact vertices: a pair's barrier is unchanged
+    by a rigid motion of its vertices, so its gradients sum to zero and so do their moments;
+    the object's share of a pad's barrier forces therefore has the same resultant and the same
+    moment about any point as the gradients at the pad's vertices placed there (Newton's third
+    law, pair by pair). The pad's vertices lie on the pressed patch, within a pad edge of the
+    contact, whereas the object's own vertices can be far from it (the built-in cube's are its 8
+    corners). For friction the resultant is equal too, the moment nearly (lagged bases).
+    """
+    mesh = system.collision_mesh
+    dhat = contact.dhat
+    normal_all = np.zeros((system.n_collision, 3))
+    normal_other = np.zeros_like(normal_all)
+    if len(contact.collisions):
+        normal_all = contact.barrier.gradient(contact.collisions, mesh, x).reshape(-1, 3)
+        normal_other = _other_pairs_gradient(
+            system, contact.barrier, contact.collisions, x, x, dhat
+        )
+    friction_all = np.zeros_like(normal_all)
+    friction_other = np.zeros_like(normal_all)
+    if len(contact.tangential):
+        dx = x - contact.x_prev
+        friction_all = contact.friction.gradient(contact.tangential, mesh, dx).reshape(-1, 3)
+        friction_other = _other_pairs_gradient(
+            system, contact.friction, contact.tangential, dx, contact.x_prev, dhat
+        )
+    # Pad rows: pad-object pairs only; object rows: the ground's pairs only (the other pairs on
+    # pad rows are pad-ground and pad-pad pairs, which never reach the object's rows).
+    parts = []
+    for k, blk in enumerate(system.pads):
+        r = blk.collision_rows
+        normal = normal_all[r] - normal_other[r]
+        friction = friction_all[r] - friction_other[r]
+        parts.append((x[r], normal, friction, k))
+    r = system.object_rows
+    parts.append((x[r], -normal_other[r], -friction_other[r], SOURCE_GROUND))
+    points, normals, frictions, sources = [], [], [], []
+    for p, fn, ff, src in parts:
+        active = np.any(fn != 0.0, axis=1) | np.any(ff != 0.0, axis=1)
+        points.append(p[active])
+        normals.append(fn[active])
+        frictions.append(ff[active])
+        sources.append(np.full(int(active.sum()), src, dtype=np.int8))
+    return ContactForces(
+        np.concatenate(points),
+        np.concatenate(normals),
+        np.concatenate(frictions),
+        np.concatenate(sources),
+    )
+
+
+def _other_pairs_gradient(
+    system: GraspSystem,
+    potential: ipc.BarrierPotential | ipc.FrictionPotential,
+    pairs: ipc.NormalCollisions | ipc.TangentialCollisions,
+    x: np.ndarray,
+    x_pairs: np.ndarray,
+    dhat: float,
+) -> np.ndarray:
+    """(n_collision, 3) gradient of `potential` at x (positions, or displacements for friction)
+    over the pairs that are not between a pad and the object: plane-vertex (ground) pairs and
+    pad-pad pairs. `x_pairs`: the positions the pairs were found at.
+
+    ipctk lists a contact set's plane-vertex pairs last: those few (one vertex each) are
+    evaluated one by one (about 30 us each). Pad-pad pairs, present only when the jaws touch
+    each other, need every pair evaluated one by one.
+    """
+    mesh = system.collision_mesh
+    n = len(pairs)
+    first_plane = n
+    while first_plane > 0 and ipc.is_plane_vertex(pairs[first_plane - 1]):
+        first_plane -= 1
+    singles = list(range(first_plane, n))
+    if first_plane > 0 and _pads_touch(system, x_pairs, dhat):
+        singles += range(first_plane)
+    out = np.zeros((system.n_collision, 3))
+    for i in singles:
+        ids, g = ipc.pair_gradient(potential, pairs[i], mesh, x)
+        if i >= first_plane or np.all(system.collision_owner[ids] != OBJECT_OWNER):
+            np.add.at(out, ids, g)
+    return out
+
+
+def _pads_touch(system: GraspSystem, x: np.ndarray, dhat: float) -> bool:
+    """Whether any pad-pad pair is closer than dhat at x."""
+    a, b = (x[blk.collision_rows] for blk in system.pads)
+    if np.any(a.min(axis=0) > b.max(axis=0) + dhat) or np.any(b.min(axis=0) > a.max(axis=0) + dhat):
+        return False  # their bounding boxes are further apart than dhat
+    mesh, rows = system.pair_mesh(0, 1)
+    return len(ipc.collisions_within(mesh, x[rows], dhat)) > 0

@@ -29,6 +29,8 @@ NormalCollisions: TypeAlias = ipctk.NormalCollisions
 TangentialCollisions: TypeAlias = ipctk.TangentialCollisions
 BarrierPotential: TypeAlias = ipctk.BarrierPotential
 FrictionPotential: TypeAlias = ipctk.FrictionPotential
+NormalCollision: TypeAlias = ipctk.NormalCollision
+TangentialCollision: TypeAlias = ipctk.TangentialCollision
 
 # LBVH was the fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
 # ipctk_notes.md); one instance serves every query of the process.
@@ -135,6 +137,27 @@ def lagged_friction(
                 tc.mu_s = tc.mu_k = mu_ground
                 tc.mu_s_effective_lagged = tc.mu_k_effective_lagged = mu_ground
     return tangential
+
+
+def is_plane_vertex(collision: NormalCollision | TangentialCollision) -> bool:
+    """Whether a contact or friction pair is between a vertex and a plane (the ground)."""
+    return isinstance(
+        collision, ipctk.PlaneVertexNormalCollision | ipctk.PlaneVertexTangentialCollision
+    )
+
+
+def pair_gradient(
+    potential: BarrierPotential | FrictionPotential,
+    collision: NormalCollision | TangentialCollision,
+    mesh: CollisionMesh,
+    x: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One pair's share of a potential's gradient at x (positions for the barrier, displacements
+    for friction): (its collision vertex ids, (k, 3) gradient at them)."""
+    ids = np.asarray(collision.vertex_ids(mesh.edges, mesh.faces))
+    ids = ids[ids >= 0]
+    g = potential.gradient(collision, collision.dof(x, mesh.edges, mesh.faces))
+    return ids, np.asarray(g).reshape(-1, 3)[: len(ids)]
 
 
 def barrier_pair_force(distance: float, dhat: float, kappa: float) -> float:
