@@ -1,0 +1,170 @@
+"""The contact forces a frame reports on the object obey the laws of mechanics.
+
+- Newton's third law: what pad k pushes the object with is what the object pushes pad k back
+  with. The pad side is the frame's grip force (grip_forces: the barrier gradient summed over
+  the pad's vertices, along its closing normal); the object side is the barrier gradient at
+  the object's own collision vertices. The arrows a frame carries (placed at the pad's contact
+  vertices) have the object side's resultant and moment.
+- Newton's second law for the rigid object: the contact forces of the pads and the ground
+  (normal and friction) plus its weight m g equal m a, with a the implicit-Euler acceleration of
+  its centre of mass between frames. While it is held still, they balance its weight.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from engine.constants import GRAVITY_M_S2
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.frames import Frame
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.contact_metrics import SOURCE_GROUND
+from engine.ipc.system import OBJECT_OWNER
+from engine.scene.object_mesh import builtin_cube
+from engine.scene.resting import rest_object
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def run():
+    """The built-in 3 cm, 3 g cube in the YuMi (20 N force-limited squeeze, force hold):
+    (simulation, [(frame, the simulation's state at that frame)])."""
+    obj = rest_object(builtin_cube(), 0)
+    params = SimulationParams.for_gripper("yumi")
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    out = [(frame, sim._state) for frame in sim.frames()]
+    assert sim.result.success, sim.result.reason
+    return sim, out
+
+
+def _squeezed(run):
+    sim, frames = run
+    frame, state = [fs for fs in frames if fs[0].phase == "squeeze"][-1]
+    assert min(frame.grip_force_n) > 19.0  # the YuMi's 20 N reached
+    return sim, frame, state
+
+
+def _object_side_normal_force(sim: GraspSimulation, state, k: int):
+    """Resultant (N) and moment about the origin (N m) of pad k's barrier forces on the object's
+    own collision vertices, from a contact set built afresh on the pad-object pair."""
+    s = sim.system
+    mesh, rows = s.pair_mesh(k, OBJECT_OWNER)
+    x = s.collision_vertices(state.u)[rows]
+    c = ipc.collisions_within(mesh, x, sim.params.dhat_m)
+    g = ipc.barrier(sim.params.dhat_m, state.kappa).gradient(c, mesh, x).reshape(-1, 3)
+    on_object = s.collision_owner[rows] == OBJECT_OWNER
+    force = -g[on_object]
+    return force.sum(axis=0), np.cross(x[on_object], force).sum(axis=0)
+
+
+def test_third_law_between_each_pad_and_the_object(run):
+    sim, frame, state = _squeezed(run)
+    for k in (0, 1):
+        resultant, moment = _object_side_normal_force(sim, state, k)
+        grip = frame.grip_force_n[k]
+        # The object is pushed along pad k's closing normal with the force pad k feels.
+        assert resultant @ sim.normals[k] == pytest.approx(grip, rel=1e-9)
+        mine = frame.contact_source == k
+        assert mine.sum() > 20  # the pad's pressed patch, not a few corners
+        arrows = frame.contact_normal_n[mine]
+        assert arrows.sum(axis=0) @ sim.normals[k] == pytest.approx(grip, rel=1e-9)
+        np.testing.assert_allclose(arrows.sum(axis=0), resultant, rtol=0, atol=1e-9 * grip)
+        # Same moment about the origin: the arrows at the pad's vertices are equivalent to the
+        # object's nodal forces (each pair's barrier is invariant under rigid motions).
+        arrow_moment = np.cross(frame.contact_points[mine], arrows).sum(axis=0)
+        size = float(np.abs(frame.contact_points).max())
+        np.testing.assert_allclose(arrow_moment, moment, rtol=0, atol=1e-9 * grip * size)
+        # The arrows sit on the pressed patch: within a pad edge of the object's surface.
+        s = sim.system
+        surface = trimesh.Trimesh(
+            s.collision_vertices(state.u)[s.object_rows], sim.obj.faces, process=False
+        )
+        _, distance, _ = trimesh.proximity.closest_point(surface, frame.contact_points[mine])
+        assert distance.max() <= sim.params.pad_edge_length_m
+
+
+def test_resting_object_is_carried_by_the_ground(run):
+    """Before the pads touch, the ground's normal forces carry exactly the weight, at the
+    object's lowest vertices, pointing up; there is no friction on a resting object."""
+    sim, frames = run
+    frame = frames[2][0]  # two steps in: the object has settled into the barrier
+    assert frame.phase == "squeeze" and max(frame.grip_force_n) == 0.0
+    weight = sim.obj.mass_kg * GRAVITY_M_S2
+    assert np.all(frame.contact_source == SOURCE_GROUND)
+    assert len(frame.contact_points) == 4  # the cube's four bottom corners
+    assert np.all(frame.contact_points[:, 2] < sim.params.dhat_m)
+    assert frame.contact_normal_n[:, 2].sum() == pytest.approx(weight, rel=1e-5)
+    assert np.all(frame.contact_normal_n[:, 2] > 0)
+    assert np.abs(frame.contact_normal_n[:, :2]).max() < 1e-12
+    assert np.abs(frame.contact_friction_n).max() < 1e-12
+
+
+def _com(sim: GraspSimulation, frame: Frame) -> np.ndarray:
+    pose = frame.object_pose
+    return pose[:3, :3] @ np.asarray(sim.obj.center_of_mass) + pose[:3, 3]
+
+
+def test_held_object_contact_forces_balance_its_weight(run):
+    """Newton's second law over the hold: F_contact + m g = m a.
+
+    Tolerance from Newton's stopping rule: a step ends when the next Newton step would move no
+    vertex by more than newton_tol, so the force left unbalanced on the object is at most what
+    holds it times newton_tol: its inertia m/h^2 plus, vertically, the pads' static friction,
+    whose stiffness is mu (F1 + F2) / (eps_v h) in IPC's smoothed friction (1.6e6 N/m for
+    20 N per pad, mu 0.4, eps_v 1 mm/s, h 10 ms: 1.6e-3 N, 5 % of the cube's 0.029 N weight).
+    Measured: at most 2e-5 N.
+    """
+    sim, frames = run
+    p = sim.params
+    m = sim.obj.mass_kg
+    weight = np.array([0.0, 0.0, -m * GRAVITY_M_S2])
+    hold = [i for i, (f, _) in enumerate(frames) if f.phase == "hold"]
+    assert len(hold) >= 4
+    for i in hold:
+        f0, f1, f2 = (frames[j][0] for j in (i - 2, i - 1, i))
+        h1, h2 = f1.time_s - f0.time_s, f2.time_s - f1.time_s
+        c0, c1, c2 = (_com(sim, f) for f in (f0, f1, f2))
+        accel = ((c2 - c1) / h2 - (c1 - c0) / h1) / h2
+        contact = f2.contact_normal_n.sum(axis=0) + f2.contact_friction_n.sum(axis=0)
+        assert np.all(f2.contact_source != SOURCE_GROUND)  # lifted: pads only
+        grip = sum(f2.grip_force_n)
+        tol = (m / h2**2 + p.mu * grip / (p.eps_v_m_s * h2)) * p.newton_tol_m
+        residual = contact + weight - m * accel
+        assert np.linalg.norm(residual) <= tol, (i, residual, tol)
+        # Both kinds of force are needed: friction carries the weight (with the barrier forces'
+        # vertical part where the pads bulge round the cube's top edge).
+        normal_only = f2.contact_normal_n.sum(axis=0) + weight - m * accel
+        assert abs(normal_only[2]) > 10 * tol
+    # After the stop at the lift height, the object is still: contact forces = - weight.
+    last = frames[hold[-1]][0]
+    total = last.contact_normal_n.sum(axis=0) + last.contact_friction_n.sum(axis=0)
+    np.testing.assert_allclose(total, -weight, rtol=0, atol=1e-3 * m * GRAVITY_M_S2)
+
+
+def test_frames_without_forces_are_empty():
+    """Frames built without the forces (older files, other simulators) carry none."""
+    frame = Frame(
+        index=0,
+        time_s=0.0,
+        phase="squeeze",
+        pad_vertices=(np.zeros((1, 3)), np.zeros((1, 3))),
+        object_pose=np.eye(4),
+        plate_travel_m=0.0,
+        plate_lift_m=0.0,
+        psi_j=(0.0, 0.0),
+        grip_force_n=(0.0, 0.0),
+        contacts={},
+        min_distance_m=1.0,
+        object_min_z_m=0.0,
+        newton_iterations=0,
+        intersection_free=True,
+    )
+    assert frame.contact_points.shape == (0, 3)
+    assert frame.contact_normal_n.shape == frame.contact_friction_n.shape == (0, 3)
+    assert frame.contact_source.shape == (0,)
