@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.grasp.simulation import judge_lift
+from engine.grasp.squeeze_rules import judge_lift
 from engine.ipc.contact_metrics import ContactSummary
 
 LIFT = 0.02  # m, the paper's lift height
@@ -29,6 +29,7 @@ def _summary(z: float, pads: tuple[int, int] = (5, 5), ground: int = 0) -> Conta
     ("z", "pads", "ground", "success", "reason"),
     [
         (0.02, (5, 5), 0, True, "lifted"),
+        (0.02, (1, 1), 0, True, "lifted"),  # one contact pair per pad is a touch
         (0.02 - 0.99 * DHAT, (5, 5), 0, True, "lifted"),  # within dhat of 2 cm
         (0.02 - 1.01 * DHAT, (5, 5), 0, False, "object slipped"),  # held, off the ground, short
         (0.012, (5, 5), 0, False, "object slipped"),
