@@ -725,6 +725,9 @@ def recorded_trial(
                 f,
                 pad_vertices=(f.pad_vertices[0] @ r.T + c, f.pad_vertices[1] @ r.T + c),
                 object_pose=t @ f.object_pose @ inv,
+                contact_points=f.contact_points @ r.T + c,
+                contact_normal_n=f.contact_normal_n @ r.T,
+                contact_friction_n=f.contact_friction_n @ r.T,
             )
             for f in frames
         ]

@@ -7,6 +7,11 @@ Layout: `meta` is a JSON string (version, trial ids, phases legend); per trial k
 meta["contact_columns"], `t{k}/min_distance` (F,) m, `t{k}/object_min_z` (F,) m,
 `t{k}/plate` (F,2) closing travel and lift in m, `t{k}/newton_iterations` (F,),
 `t{k}/intersection_free` (F,) bool (absent in older files; readers then take the trial's flag).
+The contact forces on the object (engine.grasp.frames.Frame.contact_*), absent in older files
+(their frames then have none): `t{k}/contact_count` (F,) int32 rows per frame, and the rows of
+all frames one after the other: `t{k}/contact_points` (R,3) float32 world positions in m,
+`t{k}/contact_normal` and `t{k}/contact_friction` (R,3) float32 forces in N,
+`t{k}/contact_source` (R,) int8 (0 pad 1, 1 pad 2, 2 ground).
 Shared: `pad_tets` (t,4), `pad_surface_faces` (f,3), `object_vertices` (v,3) in the resting
 frame, `object_faces` (m,3).
 
@@ -63,7 +68,24 @@ def frames_to_arrays(frames: list[Frame]) -> dict[str, np.ndarray]:
         "plate": np.array([(f.plate_travel_m, f.plate_lift_m) for f in frames]),
         "newton_iterations": np.array([f.newton_iterations for f in frames], dtype=np.int32),
         "intersection_free": np.array([f.intersection_free for f in frames], dtype=bool),
+        "contact_count": np.array([len(f.contact_source) for f in frames], dtype=np.int32),
+        "contact_points": _rows([f.contact_points for f in frames]),
+        "contact_normal": _rows([f.contact_normal_n for f in frames]),
+        "contact_friction": _rows([f.contact_friction_n for f in frames]),
+        "contact_source": np.concatenate(
+            [np.zeros(0, np.int8), *(f.contact_source for f in frames)]
+        ).astype(np.int8),
     }
+
+
+def _rows(per_frame: list[np.ndarray]) -> np.ndarray:
+    """The (n_i, 3) arrays of the frames one after the other, as float32."""
+    return np.concatenate([np.zeros((0, 3)), *per_frame]).astype(np.float32)
+
+
+# The contact-force arrays: optional (older files have none), rows counted by contact_count.
+_CONTACT_ROWS = ("contact_points", "contact_normal", "contact_friction")
+_CONTACT_ARRAYS = ("contact_count", *_CONTACT_ROWS, "contact_source")
 
 
 # name -> (trailing shape, kind); None in a shape is "any length" (the pad's vertex count).
@@ -127,7 +149,42 @@ def check_trial_arrays(arrays: dict[str, np.ndarray], prefix: str = "", where: s
             f"{at}array {prefix}intersection_free has shape {free.shape} and type "
             f"{free.dtype}; expected ({n},) bool"
         )
+    _check_contact_arrays(arrays, prefix, n, at)
     return int(n)
+
+
+def _check_contact_arrays(arrays: dict[str, np.ndarray], prefix: str, n: int, at: str) -> None:
+    """The optional contact-force arrays: all or none, rows matching contact_count."""
+    present = [name for name in _CONTACT_ARRAYS if prefix + name in arrays]
+    if not present:
+        return
+    if len(present) != len(_CONTACT_ARRAYS):
+        missing = sorted(set(_CONTACT_ARRAYS) - set(present))
+        raise FramesError(f"{at}contact-force arrays {', '.join(missing)} are missing")
+    count = arrays[prefix + "contact_count"]
+    if count.dtype.kind not in "iu" or count.shape != (n,) or (n and count.min() < 0):
+        raise FramesError(
+            f"{at}array {prefix}contact_count has shape {count.shape} and type {count.dtype}; "
+            f"expected ({n},) counts"
+        )
+    rows = int(count.sum())
+    for name in _CONTACT_ROWS:
+        a = arrays[prefix + name]
+        if a.dtype.kind != "f" or a.shape != (rows, 3):
+            raise FramesError(
+                f"{at}array {prefix}{name} has shape {a.shape} and type {a.dtype}; expected "
+                f"({rows}, 3) numbers"
+            )
+        if not np.all(np.isfinite(a)):
+            raise FramesError(f"{at}array {prefix}{name} holds NaN or infinite values")
+    source = arrays[prefix + "contact_source"]
+    if source.dtype.kind not in "iu" or source.shape != (rows,):
+        raise FramesError(
+            f"{at}array {prefix}contact_source has shape {source.shape} and type "
+            f"{source.dtype}; expected ({rows},) integers"
+        )
+    if rows and (source.min() < 0 or source.max() > 2):
+        raise FramesError(f"{at}array {prefix}contact_source holds values outside 0..2")
 
 
 def frames_from_arrays(
@@ -147,6 +204,7 @@ def frames_from_arrays(
         free = np.full(n, bool(intersection_free))
     if len(free) != n:
         raise ValueError(f"{prefix}intersection_free has {len(free)} entries for {n} frames")
+    forces = _contact_rows(a, n)
     return [
         Frame(
             index=i,
@@ -163,8 +221,29 @@ def frames_from_arrays(
             object_min_z_m=float(a["object_min_z"][i]),
             newton_iterations=int(a["newton_iterations"][i]),
             intersection_free=bool(free[i]),
+            contact_points=forces[i][0],
+            contact_normal_n=forces[i][1],
+            contact_friction_n=forces[i][2],
+            contact_source=forces[i][3],
         )
         for i in range(n)
+    ]
+
+
+def _contact_rows(
+    a: dict[str, np.ndarray], n: int
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each frame's (points, normal, friction, source) rows; empty where the file has none."""
+    if "contact_count" not in a:
+        none = (np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, np.int8))
+        return [none] * n
+    ends = np.cumsum(a["contact_count"])
+    starts = ends - a["contact_count"]
+    points, normal, friction = (np.asarray(a[k], dtype=float) for k in _CONTACT_ROWS)
+    source = np.asarray(a["contact_source"], dtype=np.int8)
+    return [
+        (points[i:j], normal[i:j], friction[i:j], source[i:j])
+        for i, j in zip(starts.tolist(), ends.tolist(), strict=True)
     ]
 
 

@@ -21,13 +21,18 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.frames import Frame
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.io.frames_npz import (
+    CONTACT_COLUMNS,
+    FramesError,
+    frames_from_arrays,
+    load_frames,
+    save_frames,
+)
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.contact_metrics import SOURCE_GROUND
 from engine.ipc.system import OBJECT_OWNER
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
-
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +68,7 @@ def _object_side_normal_force(sim: GraspSimulation, state, k: int):
     return force.sum(axis=0), np.cross(x[on_object], force).sum(axis=0)
 
 
+@pytest.mark.slow
 def test_third_law_between_each_pad_and_the_object(run):
     sim, frame, state = _squeezed(run)
     for k in (0, 1):
@@ -89,6 +95,7 @@ def test_third_law_between_each_pad_and_the_object(run):
         assert distance.max() <= sim.params.pad_edge_length_m
 
 
+@pytest.mark.slow
 def test_resting_object_is_carried_by_the_ground(run):
     """Before the pads touch, the ground's normal forces carry exactly the weight, at the
     object's lowest vertices, pointing up; there is no friction on a resting object."""
@@ -110,6 +117,7 @@ def _com(sim: GraspSimulation, frame: Frame) -> np.ndarray:
     return pose[:3, :3] @ np.asarray(sim.obj.center_of_mass) + pose[:3, 3]
 
 
+@pytest.mark.slow
 def test_held_object_contact_forces_balance_its_weight(run):
     """Newton's second law over the hold: F_contact + m g = m a.
 
@@ -147,9 +155,8 @@ def test_held_object_contact_forces_balance_its_weight(run):
     np.testing.assert_allclose(total, -weight, rtol=0, atol=1e-3 * m * GRAVITY_M_S2)
 
 
-def test_frames_without_forces_are_empty():
-    """Frames built without the forces (older files, other simulators) carry none."""
-    frame = Frame(
+def _bare_frame(**forces) -> Frame:
+    return Frame(
         index=0,
         time_s=0.0,
         phase="squeeze",
@@ -159,12 +166,69 @@ def test_frames_without_forces_are_empty():
         plate_lift_m=0.0,
         psi_j=(0.0, 0.0),
         grip_force_n=(0.0, 0.0),
-        contacts={},
+        contacts={c: 0 for c in CONTACT_COLUMNS},
         min_distance_m=1.0,
         object_min_z_m=0.0,
         newton_iterations=0,
         intersection_free=True,
+        **forces,
     )
+
+
+def test_frames_without_forces_are_empty():
+    """Frames built without the forces (older files, other simulators) carry none."""
+    frame = _bare_frame()
     assert frame.contact_points.shape == (0, 3)
     assert frame.contact_normal_n.shape == frame.contact_friction_n.shape == (0, 3)
     assert frame.contact_source.shape == (0,)
+
+
+def _save(tmp_path, frames):
+    mesh = np.zeros((1, 3), dtype=np.int32)
+    return save_frames(tmp_path / "f.npz", {0: frames}, np.zeros((1, 4)), mesh, np.eye(3), mesh)
+
+
+def test_frames_file_round_trip_and_older_files(tmp_path):
+    rng = np.random.default_rng(0)
+    with_forces = _bare_frame(
+        contact_points=rng.normal(size=(5, 3)),
+        contact_normal_n=rng.normal(size=(5, 3)),
+        contact_friction_n=rng.normal(size=(5, 3)),
+        contact_source=np.array([0, 0, 1, 1, 2], dtype=np.int8),
+    )
+    frames = [with_forces, _bare_frame(), with_forces]
+    _, arrays = load_frames(_save(tmp_path, frames))
+    back = frames_from_arrays(arrays, "t0/")
+    for a, b in zip(frames, back, strict=True):
+        for name in ("contact_points", "contact_normal_n", "contact_friction_n"):
+            # float32 in the file: 6 significant digits are plenty for drawing and reading.
+            np.testing.assert_allclose(getattr(b, name), getattr(a, name), rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(b.contact_source, a.contact_source)
+    # A file written before the forces were kept: its frames load, with no forces.
+    older = {k: v for k, v in arrays.items() if "/contact_" not in k}
+    assert all(len(f.contact_source) == 0 for f in frames_from_arrays(older, "t0/"))
+    # Rows that do not add up to the counts are refused with the array's name.
+    broken = dict(arrays)
+    broken["t0/contact_count"] = np.array([5, 1, 5], dtype=np.int32)
+    with pytest.raises(FramesError, match="contact_points"):
+        frames_from_arrays(broken, "t0/")
+    partial = {k: v for k, v in arrays.items() if k != "t0/contact_source"}
+    with pytest.raises(FramesError, match="contact_source"):
+        frames_from_arrays(partial, "t0/")
+
+
+@pytest.mark.slow
+def test_simulated_forces_survive_the_frames_file(run, tmp_path):
+    _, frames = run
+    frames = [f for f, _ in frames]
+    _, arrays = load_frames(_save(tmp_path, frames))
+    back = frames_from_arrays(arrays, "t0/")
+    for a, b in zip(frames, back, strict=True):
+        np.testing.assert_array_equal(b.contact_source, a.contact_source)
+        total = a.contact_normal_n.sum(axis=0) if len(a.contact_source) else np.zeros(3)
+        np.testing.assert_allclose(
+            b.contact_normal_n.sum(axis=0) if len(b.contact_source) else np.zeros(3),
+            total,
+            rtol=0,
+            atol=1e-5 * max(1.0, float(np.abs(total).max())),
+        )
