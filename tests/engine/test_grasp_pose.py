@@ -64,3 +64,70 @@ def test_perturbation_is_applied_in_the_gripper_frame():
     assert np.allclose(moved[:3, 3], [0, 0.001, 0.02])
     rot = rotation_from_vector(np.array([0, 0, np.pi / 2]))
     assert np.allclose(rot @ [1, 0, 0], [0, 1, 0])
+
+
+def test_rotation_from_vector_is_rodrigues():
+    """Against SciPy's independent rotation-vector conversion, on axes that are not
+    coordinate axes and angles from the 0.003 rad perturbation scale to 2 rad."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(5)
+    for theta in (0.003, 0.5, 2.0):
+        axis = rng.normal(size=3)
+        omega = theta * axis / np.linalg.norm(axis)
+        expected = Rotation.from_rotvec(omega).as_matrix()
+        np.testing.assert_allclose(rotation_from_vector(omega), expected, atol=1e-14)
+    np.testing.assert_array_equal(rotation_from_vector(np.zeros(3)), np.eye(3))
+
+
+def test_a_perturbation_rotates_the_gripper_about_its_own_axes():
+    """0.003 rad about the gripper's approach axis z turns the closing axis x towards y:
+    x' = cos(0.003) x + sin(0.003) y, the approach axis unchanged."""
+    from engine.grasp.grasp import Perturbation
+
+    pose = Grasp([0, 0, 0.02], [0, 1, 0], 0.4).pose()
+    x, y, z = pose[:3, 0], pose[:3, 1], pose[:3, 2]
+    moved = Perturbation(np.zeros(3), np.array([0.0, 0.0, 0.003])).apply(pose)
+    np.testing.assert_allclose(moved[:3, 0], np.cos(0.003) * x + np.sin(0.003) * y, atol=1e-15)
+    np.testing.assert_allclose(moved[:3, 2], z, atol=1e-15)
+    np.testing.assert_allclose(moved[:3, 3], pose[:3, 3], atol=0)
+
+
+def test_perturbations_are_zero_mean_with_three_independent_components():
+    """IPC-GraspSim draws each offset component from N(0, sigma): the sample mean of 4000
+    draws lies within 5 standard errors (5 sigma / sqrt(4000)) of 0, every offset has three
+    components, and sigma 0 gives no offset at all."""
+    p = sample_perturbations(4000, seed=2)
+    t = np.array([x.translation for x in p])
+    r = np.array([x.rotation for x in p])
+    assert t.shape == (4000, 3) and r.shape == (4000, 3)
+    assert np.all(np.abs(t.mean(axis=0)) < 5 * 1e-3 / np.sqrt(4000))
+    assert np.all(np.abs(r.mean(axis=0)) < 5 * 3e-3 / np.sqrt(4000))
+    # The three components are distinct draws, not one number repeated.
+    assert np.all(np.abs(np.corrcoef(t.T)[np.triu_indices(3, 1)]) < 0.1)
+    none = sample_perturbations(3, seed=2, translation_sigma_m=0.0, rotation_sigma_rad=0.0)
+    for x in none:
+        np.testing.assert_array_equal(x.translation, np.zeros(3))
+        np.testing.assert_array_equal(x.rotation, np.zeros(3))
+    assert sample_perturbations(0, seed=2) == []
+
+
+def test_bad_perturbation_inputs_are_refused_with_their_name():
+    with pytest.raises(ParameterError) as n:
+        sample_perturbations(-1, seed=0)
+    assert str(n.value) == "number of trials must be >= 0 (got -1)"
+    with pytest.raises(ParameterError) as t:
+        sample_perturbations(2, seed=0, translation_sigma_m=-0.001)
+    assert str(t.value) == "translation sigma must be a finite number >= 0 (got -0.001)"
+    with pytest.raises(ParameterError) as r:
+        sample_perturbations(2, seed=0, rotation_sigma_rad=float("nan"))
+    assert str(r.value) == "rotation sigma must be a finite number >= 0 (got nan)"
+
+
+def test_a_perturbation_as_result_columns():
+    """The result rows store an offset as dx, dy, dz (m) and rx, ry, rz (rad), plain floats."""
+    from engine.grasp.grasp import Perturbation
+
+    row = Perturbation(np.array([1e-3, -2e-3, 3e-3]), np.array([4e-3, 5e-3, -6e-3])).to_dict()
+    assert row == {"dx": 1e-3, "dy": -2e-3, "dz": 3e-3, "rx": 4e-3, "ry": 5e-3, "rz": -6e-3}
+    assert all(type(v) is float for v in row.values())

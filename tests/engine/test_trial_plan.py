@@ -52,3 +52,24 @@ def test_bad_plans_are_refused():
         plan_trials(GRASP, TrialSpec(n_trials=2, rotation_sigma_rad=-1.0))
     with pytest.raises(ParameterError, match=r"outside 0\.\.4"):
         planned_trial(GRASP, TrialSpec(n_trials=5), 5)
+
+
+def test_the_plan_draws_with_the_spec_sigmas():
+    """A spec's own sigmas reach the draws: rotation sigma 0 gives no rotation at all, a 2 mm
+    translation sigma a sample standard deviation within 10 % of 2 mm (600 draws)."""
+    plan = plan_trials(
+        GRASP, TrialSpec(n_trials=200, seed=4, translation_sigma_m=0.002, rotation_sigma_rad=0.0)
+    )
+    r = np.array([p.perturbation.rotation for p in plan])
+    t = np.array([p.perturbation.translation for p in plan])
+    np.testing.assert_array_equal(r, np.zeros((200, 3)))
+    assert np.std(t) == pytest.approx(0.002, rel=0.1)
+
+
+def test_trial_zero_is_a_valid_index_and_negative_ones_are_refused():
+    spec = TrialSpec(n_trials=3, seed=9)
+    np.testing.assert_array_equal(
+        planned_trial(GRASP, spec, 0).pose, plan_trials(GRASP, spec)[0].pose
+    )
+    with pytest.raises(ParameterError, match=r"trial index -1 is outside 0\.\.2"):
+        planned_trial(GRASP, spec, -1)

@@ -96,3 +96,35 @@ def test_a_perfect_model():
     s = score([1.0, 0.4, 0.0], [[True] * 5, [True, True, False, False, False], [False] * 5])
     assert s.ap == pytest.approx(1.0) and s.ar == pytest.approx(1.0) and s.f1 == 1.0
     assert f1_score(0.0, 0.0) == 0.0
+
+
+def test_f1_is_the_harmonic_mean_also_below_one():
+    # 2 x 0.3 x 0.2 / (0.3 + 0.2) = 0.12 / 0.5
+    assert f1_score(0.3, 0.2) == pytest.approx(0.24)
+    assert f1_score(0.0, 0.5) == 0.0
+
+
+def test_the_expansion_length_is_a_parameter():
+    # n = 10: q = 0.3 gives 3 ones and p = 0.5 gives 5 (with the paper's n = 5 both give
+    # round(1.5) = round(2.5) = 2, a perfect score). pred = 1: 3 entries, all positive
+    # (precision 1, recall 3/5); pred >= 0: 10 entries, precision 1/2 at recall 1.
+    ap, ar, recalls = paper_ap_ar([0.3], [0.5], n=10)
+    assert ap == pytest.approx(3 / 5 * 1 + 2 / 5 * 1 / 2)
+    assert recalls[0] == 1.0 and recalls[1:] == pytest.approx([3 / 5] * 10)
+    assert ar == pytest.approx((1 + 10 * 3 / 5) / 11)
+    assert paper_ap_ar([0.3], [0.5])[0] == pytest.approx(1.0)
+
+
+def test_the_scores_json_has_the_documented_fields():
+    """`ipcgrasp evaluate --json` writes these names: AP, AR, F1, recalls (at the 11 paper
+    thresholds), the confusion matrix at 0.5 and the Brier score."""
+    s = score([1.0, 0.0], [[True] * 5, [False] * 5])
+    assert s.as_json() == {
+        "grasps": 2,
+        "AP": 1.0,
+        "AR": 1.0,
+        "F1": 1.0,
+        "recalls": [1.0] * 11,
+        "confusion_at_0.5": {"TP": 1, "FP": 0, "FN": 0, "TN": 1},
+        "brier": 0.0,
+    }
