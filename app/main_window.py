@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
     default_grasp_action: QAction
     sample_grasps_action: QAction
     ask_replace_action: QAction
+    forces_action: QAction
     recent_menu: QMenu
     color_combo: QComboBox
 
@@ -142,7 +143,10 @@ class MainWindow(QMainWindow):
             lambda: self.timeline.follow_live,
         )  # fmt: skip
         self.runs.connect_pool(self.sim)
-        self.exports = ExportController(self.model, self.viewport, self.predictions, self.ui, self)
+        self.exports = ExportController(
+            self.model, self.viewport, self.predictions, self.ui, self,
+            force_scale=self.scene.video_force_scale,
+        )  # fmt: skip
         build_menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
         self.opening = OpenController(
             self.model, self.viewport, self.ui, self.sessions.confirm_discard,

@@ -141,6 +141,16 @@ def build_menus(w: Any) -> None:
     docks = (w.grasp_dock_widget, w.param_dock_widget, w.dataset_dock_widget, w.timeline_dock)
     for d in (*docks, w.log_dock):
         view.addAction(d.toggleViewAction())
+    view.addSeparator()
+    w.forces_action = action(
+        "Contact &forces", lambda: None, "Ctrl+F",
+        "Arrows of the contact forces on the object at the frame shown, in the view and in "
+        "exported videos: normal forces orange, friction green, each at the scale the legend "
+        "states (Ctrl+F)",
+    )  # fmt: skip
+    w.forces_action.setCheckable(True)
+    w.forces_action.toggled.connect(w.scene.set_show_forces)
+    view.addAction(w.forces_action)
     camera = view.addMenu("&Camera")
     w.camera_actions = {}
     for name, text, key in (
@@ -206,6 +216,7 @@ def _toolbar(w: Any) -> None:
     tb.addWidget(combo)
     w.scene.set_color_mode("energy")
     combo.currentIndexChanged.connect(lambda _i: w.scene.set_color_mode(combo.currentData()))
+    tb.addAction(w.forces_action)
     tb.addSeparator()
     tb.addAction(w.screenshot_action)
 

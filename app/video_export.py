@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.gripper_shapes import GripperShapes
+from app.model.forces import ForceScale
 from engine.grasp.frames import Frame
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ class VideoJob:
     title: str = ""
     view_angle_deg: float = 30.0  # the view's camera zoom (pyvista's zoom narrows the angle)
     field_title: str = ""  # the colour bar's title ("" without colours)
+    forces: ForceScale | None = None  # draw the contact-force arrows at this scale (None: no)
 
 
 def even_size(width: int, height: int, block: int = 16) -> tuple[int, int]:
@@ -53,6 +55,7 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
 
     lower_priority()
 
+    from app.force_arrows import ForceArrowLayer
     from app.scene_style import (
         BACKGROUND,
         GRID_COLOR,
@@ -96,6 +99,7 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
                 position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
                 color="#222222", title_font_size=12, label_font_size=11, render=False,
             )  # fmt: skip
+        arrows = ForceArrowLayer(pl) if job.forces is not None else None
         if job.camera_position is not None:
             pl.camera_position = job.camera_position
             pl.camera.view_angle = job.view_angle_deg
@@ -118,6 +122,8 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
                     k, job.gripper_pose, f.plate_travel_m, f.plate_lift_m
                 )
             obj_actor.user_matrix = np.asarray(f.object_pose)
+            if arrows is not None and job.forces is not None:
+                arrows.show(f, job.forces)
             pl.add_text(
                 f"{job.title}  t = {f.time_s:.3f} s  {f.phase}", position="lower_left",
                 font_size=10, name="label", color="#222222",

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pyvistaqt import QtInteractor
 from vtkmodules.vtkRenderingCore import vtkCellPicker
 
+from app.force_arrows import ForceArrowLayer
 from app.gripper_shapes import GripperShapes
+from app.model.forces import ForceScale
 from app.scene_style import (
     BACKGROUND,
     CANDIDATE_CMAP,
@@ -43,6 +45,7 @@ from app.scene_style import (
 from app.scene_style import polydata as _polydata
 from app.view_interaction import ObjectPicker, add_gizmo, safe_keys
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
+from engine.grasp.frames import Frame
 from engine.grasp.grasp import Grasp
 from engine.scene.resting import RestingObject
 
@@ -123,6 +126,8 @@ class Viewport(QObject):
         self._left_observers: list[tuple[Any, int]] = []
         self._watch_left_button()
         safe_keys(self.plotter)
+        # Contact-force arrows, drawn over the scene (app/force_arrows.py).
+        self.forces = ForceArrowLayer(self.plotter)
 
     @property
     def widget(self) -> QWidget:
@@ -185,6 +190,7 @@ class Viewport(QObject):
             self._move_object(obj)
             return
         p.clear_actors()
+        self.clear_forces()
         self._glyph_indices, self.glyph_polys, self._ghost_polys = {}, {}, []
         self._candidate_picker.InitializePickList()
         self._frame_text = None
@@ -221,6 +227,7 @@ class Viewport(QObject):
         change with software GL, a data-set browser changes pose at most grasps)."""
         assert self._object_poly is not None and self._object_actor is not None
         self.clear_contacts()
+        self.clear_forces()
         self.clear_grasp_preview()
         self.show_ghost(None)  # its object copy rests as before
         self._update_scalar_bar(False)
@@ -748,6 +755,18 @@ class Viewport(QObject):
             (self.candidate_clicked if hit[0] == "candidates" else self.dataset_clicked).emit(
                 hit[1]
             )
+
+    # --- simulated contact forces -------------------------------------------------------------
+    def show_forces(self, frame: Frame, scale: ForceScale) -> None:
+        """Arrows of `frame`'s contact forces on the object, normal and friction, at `scale`."""
+        self.forces.show(frame, scale)
+        self.request_render()
+
+    def clear_forces(self) -> None:
+        """Remove the contact-force arrows."""
+        if self.forces.visible:
+            self.forces.clear()
+            self.request_render()
 
     # --- analytic contacts --------------------------------------------------------------------
     def show_contacts(self, contacts: list[ContactPoint] | list[ContactPatch]) -> None:

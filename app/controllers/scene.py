@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import PinnedTrial
+from app.model.forces import ForceScale, scale_for, typical_forces
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,9 @@ class SceneController(QObject):
         self._shown: tuple | None = None  # what the view shows now (run, trial, frame, colour)
         self._stream_status = ""  # status text of the newest streamed frame, not yet shown
         self._timeline_dirty = False  # frames arrived for the shown trial
+        self.show_forces = False  # contact-force arrows on the shown frame (View menu)
+        # The arrows' scale: (trial key, frames seen, typical normal and friction force in N).
+        self._force_scale: tuple[tuple, int, float, float] | None = None
         model.document_changed.connect(self._on_document)
         model.edited.connect(self._on_edited)
         model.grasp_changed.connect(self._on_grasp_changed)
@@ -162,6 +166,7 @@ class SceneController(QObject):
         m.mode = "edit"
         self._shown = None
         self.viewport.show_ghost(None)  # a pinned trial is drawn beside frames only
+        self.viewport.clear_forces()  # forces belong to simulated frames
         valid = m.grasp_valid is not False
         self.viewport.show_open_gripper(shapes, m.doc.grasp, valid, "" if valid else m.grasp_reason)
         if self.grasp_dock.gizmo_button.isChecked():
@@ -197,6 +202,35 @@ class SceneController(QObject):
         """Show the last frame."""
         self.timeline.seek(len(self.timeline.series) - 1)
 
+    def set_show_forces(self, on: bool) -> None:
+        """Draw the contact forces on the object of the frame shown (arrows), or not."""
+        self.show_forces = bool(on)
+        self._shown = None  # the next tick redraws the frame with or without them
+        if not on:
+            self.viewport.clear_forces()
+        if self.model.mode == "play":
+            self._show_timeline_frame()
+
+    def force_scale(self, rec: TrialRecord) -> ForceScale:
+        """The arrows' scale of a trial: one for all its frames, grown (in 1-2-5 steps) only
+        when frames streaming in carry larger forces (app/model/forces.py)."""
+        run = self.model.doc.run if self.model.doc is not None else None
+        key = (None if run is None else run.run_id, rec.trial, id(rec))
+        seen = self._force_scale
+        if seen is None or seen[0] != key:
+            seen = (key, 0, 0.0, 0.0)
+        _, done, normal, friction = seen
+        if done < len(rec.frames):
+            new = typical_forces(rec.frames[done:])
+            normal, friction = max(normal, new[0]), max(friction, new[1])
+            seen = (key, len(rec.frames), normal, friction)
+        self._force_scale = seen
+        return scale_for(normal, friction)
+
+    def video_force_scale(self, rec: TrialRecord) -> ForceScale | None:
+        """The arrows' scale of `rec` for an exported video: drawn when the view draws them."""
+        return self.force_scale(rec) if self.show_forces else None
+
     def set_color_mode(self, mode: str) -> None:
         """Colour the pads by "none", "energy" or "displacement"."""
         self.viewport.color_mode = mode
@@ -217,7 +251,7 @@ class SceneController(QObject):
         if rec is None or not (0 <= index < len(rec.frames)):
             return
         mode = self.viewport.color_mode
-        key = (d.run.run_id, m.trial, index, mode, id(m.pinned))
+        key = (d.run.run_id, m.trial, index, mode, id(m.pinned), self.show_forces)
         if key == self._shown:
             return
         self._shown = key
@@ -236,6 +270,10 @@ class SceneController(QObject):
             f.plate_lift_m, fields, label,
         )  # fmt: skip
         self.viewport.clear_contacts()
+        if self.show_forces:
+            self.viewport.show_forces(f, self.force_scale(rec))
+        else:
+            self.viewport.clear_forces()
         pinned = m.pinned
         k = -1 if pinned is None else pinned.frame_at(f.time_s)
         if pinned is not None and k >= 0:

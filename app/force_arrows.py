@@ -1,0 +1,125 @@
+"""Contact-force arrows drawn over a pyvista scene: the interactive view and the off-screen
+video exporter share this (no Qt here, so the export process does not load it).
+
+The arrows end where the pads press the object, between the pads and the object, and the
+ground's under it: drawn in the scene they would be hidden. They are drawn in a render layer of
+their own above the scene, with the scene's camera, so they are seen through the pads, the
+plates and the object. A legend in the arrows' colours states each kind's scale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyvista as pv
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkTextActor
+
+from app.model.forces import FORCE_KINDS, Arrows, ForceScale, frame_arrows, totals_text
+from engine.grasp.frames import Frame
+
+FORCE_COLORS = {"normal": "#e8590c", "friction": "#0b8f6a"}  # orange, green
+TOTALS_COLOR = "#222222"
+_ARROW = pv.Arrow(tip_length=0.3, tip_radius=0.14, shaft_radius=0.06, tip_resolution=10)
+
+
+def _rgb(color: str) -> tuple[float, float, float]:
+    c = pv.Color(color)
+    return c.float_rgb
+
+
+def arrow_mesh(arrows: Arrows) -> pv.PolyData:
+    """One arrow glyph per force, from its tail to its contact point."""
+    if not len(arrows.tails):
+        return pv.PolyData()
+    cloud = pv.PolyData(arrows.tails)
+    cloud["vectors"] = arrows.vectors
+    return cloud.glyph(orient="vectors", scale="vectors", factor=1.0, geom=_ARROW)
+
+
+class ForceArrowLayer:
+    """The arrows of one frame and their legend, over the scene of `plotter`."""
+
+    def __init__(self, plotter: Any) -> None:
+        window = plotter.render_window
+        main = plotter.renderer
+        layer = window.GetNumberOfLayers()
+        window.SetNumberOfLayers(layer + 1)
+        self.renderer = vtkRenderer()
+        self.renderer.SetLayer(layer)
+        self.renderer.InteractiveOff()  # clicks and drags go to the scene
+        self.renderer.SetActiveCamera(main.GetActiveCamera())
+        # pyvista may give the scene a new camera object (camera presets): follow it.
+        main.AddObserver(
+            "StartEvent", lambda *_: self.renderer.SetActiveCamera(main.GetActiveCamera())
+        )
+        window.AddRenderer(self.renderer)
+        self.arrows: dict[str, Arrows] = {}
+        self.meshes: dict[str, pv.PolyData] = {}
+        self._actors: dict[str, vtkActor] = {}
+        self._mappers: dict[str, vtkPolyDataMapper] = {}
+        self._legend: dict[str, vtkTextActor] = {}
+        for kind in FORCE_KINDS:
+            mapper = vtkPolyDataMapper()
+            mapper.SetInputData(pv.PolyData())
+            mapper.ScalarVisibilityOff()  # the glyphs carry their vectors: colour, not scalars
+            actor = vtkActor()
+            actor.SetMapper(mapper)
+            actor.GetProperty().SetColor(*_rgb(FORCE_COLORS[kind]))
+            actor.GetProperty().SetAmbient(0.3)
+            actor.SetVisibility(False)
+            self.renderer.AddActor(actor)
+            self._actors[kind] = actor
+            self._mappers[kind] = mapper
+        # The legend, top right: each kind's scale in its colour, then the patches' totals.
+        for i, (name, color) in enumerate((*FORCE_COLORS.items(), ("totals", TOTALS_COLOR))):
+            text = vtkTextActor()
+            text.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+            text.SetPosition(0.985, 0.965 - 0.04 * i)
+            prop = text.GetTextProperty()
+            prop.SetJustificationToRight()
+            prop.SetVerticalJustificationToTop()
+            prop.SetFontSize(15 if name != "totals" else 13)
+            prop.SetBold(name != "totals")
+            prop.SetColor(*_rgb(color))
+            prop.SetBackgroundColor(1.0, 1.0, 1.0)  # readable over the plates too
+            prop.SetBackgroundOpacity(0.8)
+            text.SetVisibility(False)
+            self.renderer.AddViewProp(text)
+            self._legend[name] = text
+
+    @property
+    def visible(self) -> bool:
+        """Whether arrows are shown."""
+        return bool(self._actors["normal"].GetVisibility())
+
+    def show(self, frame: Frame, scale: ForceScale) -> None:
+        """Draw `frame`'s contact forces at `scale`."""
+        for kind in FORCE_KINDS:
+            arrows = frame_arrows(frame, scale, kind)
+            mesh = arrow_mesh(arrows)
+            self.arrows[kind], self.meshes[kind] = arrows, mesh
+            actor = self._actors[kind]
+            self._mappers[kind].SetInputData(mesh)
+            actor.SetVisibility(True)
+            legend = self._legend[kind]
+            legend.SetInput(scale.legend(kind))
+            legend.SetVisibility(True)
+        self._legend["totals"].SetInput(totals_text(frame))
+        self._legend["totals"].SetVisibility(True)
+
+    def clear(self) -> None:
+        """No arrows, no legend."""
+        for actor in self._actors.values():
+            actor.SetVisibility(False)
+        for text in self._legend.values():
+            text.SetVisibility(False)
+        self.arrows, self.meshes = {}, {}
+
+    def legend_text(self) -> list[str]:
+        """The legend lines shown (tests)."""
+        return [t.GetInput() for t in self._legend.values() if t.GetVisibility()]
+
+
+def arrow_count(mesh: pv.PolyData) -> int:
+    """How many arrows a mesh of arrow_mesh holds."""
+    return int(mesh.n_points // _ARROW.n_points) if mesh.n_points else 0
