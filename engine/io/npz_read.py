@@ -10,6 +10,7 @@ callers turn it into their format's error (SessionError, ParameterError).
 from __future__ import annotations
 
 import os
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -99,7 +100,10 @@ def _read_member(p: Path, key: str, member: IO[bytes], max_elements: int) -> np.
             shape, fortran, dtype = fmt.read_array_header_2_0(member)
         else:
             raise NpzError(f"{p}: array {key!r} has an unknown .npy version {version}")
-    except (ValueError, SyntaxError, TypeError) as exc:
+    except NpzError:
+        raise
+    # numpy parses the header text with tokenize: an unterminated quote raises TokenError.
+    except (ValueError, SyntaxError, TypeError, tokenize.TokenError) as exc:
         raise NpzError(f"{p}: array {key!r} has a damaged header ({exc})") from exc
     if dtype.hasobject:
         raise NpzError(
