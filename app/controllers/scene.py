@@ -272,6 +272,12 @@ class SceneController(QObject):
         self.viewport.clear_contacts()
         if self.show_forces:
             self.viewport.show_forces(f, self.force_scale(rec))
+            if self._force_scale is not None and self._force_scale[2:] == (0.0, 0.0):
+                self.ui.status(
+                    "this trial's frames carry no contact forces (MuJoCo replays and frames "
+                    "files written before the forces were kept have none)",
+                    log_it=False,
+                )
         else:
             self.viewport.clear_forces()
         pinned = m.pinned
