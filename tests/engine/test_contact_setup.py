@@ -145,3 +145,37 @@ def test_ground_friction_defaults_to_the_pad_coefficient():
     assert SimulationParams(mu=0.35).ground_mu == 0.35
     assert SimulationParams(mu=0.35, mu_ground=0.9).ground_mu == 0.9
     assert SimulationParams(mu=0.35, mu_ground=0.0).ground_mu == 0.0
+
+
+def test_pads_keep_their_friction_on_a_frictionless_ground():
+    slide = _Slide(0.5, 0.0, slice(3, 6))
+    n_pad = _normal_force(0.6 * DHAT, DHAT, 1.0)
+    np.testing.assert_allclose(slide.g[3:, 0], 0.5 * n_pad, rtol=1e-6)
+
+
+def test_ccd_stops_a_pad_before_it_reaches_the_object():
+    """The pad 0.6 dhat above the object, moved 1.2 dhat down, would touch it half-way: the
+    collision-free fraction is below 0.5 (conservative) and above 0; moving up is free."""
+    mesh, x = _scene()
+    down = x.copy()
+    down[3:, 2] -= 1.2 * DHAT
+    alpha = ipc.collision_free_stepsize(mesh, x, down)
+    assert 0.0 < alpha < 0.5
+    up = x.copy()
+    up[3:, 2] += 1.2 * DHAT
+    assert ipc.collision_free_stepsize(mesh, x, up) == 1.0
+    assert not ipc.has_intersections(mesh, x)
+    through = x.copy()  # the pad's triangle moved down through the object's
+    through[3, 2] = -0.001
+    assert ipc.has_intersections(mesh, through)
+
+
+def test_ipctk_threads_follow_the_environment(monkeypatch):
+    import ipctk
+
+    monkeypatch.setenv("IPCGRASP_IPCTK_THREADS", "2")
+    ipc.configure_threads()
+    assert ipctk.get_num_threads() == 2
+    monkeypatch.delenv("IPCGRASP_IPCTK_THREADS")
+    ipc.configure_threads()
+    assert ipctk.get_num_threads() == 1

@@ -42,3 +42,21 @@ def test_success_needs_height_both_pads_and_no_ground(z, pads, ground, success, 
     ok, why = judge_lift(_summary(z, pads, ground), LIFT, DHAT, plates_lift_m=0.021)
     assert ok is success
     assert why.startswith(reason)
+
+
+def test_the_height_and_ground_boundaries_are_exact():
+    # Exactly dhat short of the lift height still counts as lifted (within dhat, inclusive).
+    ok, _ = judge_lift(_summary(LIFT - DHAT), LIFT, DHAT, plates_lift_m=0.021)
+    assert ok is True
+    # Lowest point exactly dhat above the ground: it still touches it (closer than dhat
+    # counts as touching; a 2-dhat lift height makes the height condition hold there).
+    ok, why = judge_lift(_summary(DHAT), 2 * DHAT, DHAT, plates_lift_m=0.021)
+    assert (ok, why) == (False, "object still touches the ground")
+
+
+def test_a_slip_reports_both_heights_in_mm():
+    ok, why = judge_lift(_summary(0.012), LIFT, DHAT, plates_lift_m=0.021)
+    assert (ok, why) == (
+        False,
+        "object slipped: its lowest point reached 12.00 mm while the plates rose 21.0 mm",
+    )
