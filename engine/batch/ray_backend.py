@@ -104,9 +104,14 @@ def ray_results(
                         stats.retire(worker)  # Ray replaces it after max_calls
                 yield row
     finally:
-        for ref in in_flight:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
+        if not started:
+            # On a cluster the unfinished tasks would run on: cancel them. An instance of our
+            # own is shut down with its workers instead: cancelling a task that is finishing
+            # crashed Ray 2.60's driver ("Tried to complete task that was not pending", a
+            # C++ check that aborts with exit 1) when Ctrl+C reached the process group.
+            for ref in in_flight:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
         if started:
             with contextlib.suppress(Exception):
                 ray.shutdown()
