@@ -409,10 +409,12 @@ def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
     assert window.viewport._contact_names == []
 
 
-def _open_and_view(window, path, view: tuple[float, float, float]) -> trimesh.Trimesh:
+def _open_and_view(window, qtbot, path, view: tuple[float, float, float]) -> trimesh.Trimesh:
     """Open the mesh at `path`, look at it along `view` (z up) and return its surface as
-    loaded (resting frame)."""
+    loaded (resting frame), once the default grasp is found (its status message comes from a
+    worker: on a loaded machine it arrived after the first hover and replaced its message)."""
     assert window.opening.open_path(path)
+    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=120_000)
     vp, p = window.viewport, window.viewport.plotter
     p.view_vector(view, viewup=(0.0, 0.0, 1.0))
     p.reset_camera()
@@ -437,7 +439,7 @@ def test_right_clicks_on_a_can_place_grasps_on_its_curved_side(window, qtbot, tm
 
     path = tmp_path / "can.stl"
     trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
-    surface = _open_and_view(window, path, (1.0, -0.6, 0.5))
+    surface = _open_and_view(window, qtbot, path, (1.0, -0.6, 0.5))
     d = window.doc
     assert d.params.open_width_m == pytest.approx(0.05)
     long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
@@ -504,7 +506,7 @@ def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_pat
     reason; off the object, nothing. The click then places exactly the previewed grasp."""
     path = tmp_path / "can.stl"
     trimesh.creation.cylinder(radius=0.02, height=0.08, sections=48).export(path)
-    surface = _open_and_view(window, path, (1.0, -0.6, 0.5))
+    surface = _open_and_view(window, qtbot, path, (1.0, -0.6, 0.5))
     vp, p = window.viewport, window.viewport.plotter
     long_axis = int(np.argmax(np.ptp(surface.vertices, axis=0)))
     centre = surface.bounds.mean(axis=0)
@@ -563,7 +565,7 @@ def test_right_clicks_place_grasps_on_curved_and_concave_objects(window, qtbot, 
     name, make = shape
     path = tmp_path / f"{name}.stl"
     make().export(path)
-    surface = _open_and_view(window, path, (1.0, -0.6, 0.8))
+    surface = _open_and_view(window, qtbot, path, (1.0, -0.6, 0.8))
     vp, p = window.viewport, window.viewport.plotter
     picks: list[tuple[np.ndarray, np.ndarray]] = []
     vp.picked.connect(lambda point, normal: picks.append((point, normal)))
