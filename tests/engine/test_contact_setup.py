@@ -179,3 +179,26 @@ def test_ipctk_threads_follow_the_environment(monkeypatch):
     monkeypatch.delenv("IPCGRASP_IPCTK_THREADS")
     ipc.configure_threads()
     assert ipctk.get_num_threads() == 1
+
+
+def test_each_pairs_gradient_adds_up_to_the_whole():
+    """The barrier and friction gradients over all pairs are the sums of each pair's share at
+    its vertices (ipctk's whole-set gradient against engine.ipc.ipctk_gateway.pair_gradient)."""
+    slide = _Slide(0.4, 0.8, slice(3, 6))
+    _, x = _scene()
+    barrier = ipc.barrier(DHAT, 1.0)
+    whole = np.asarray(barrier.gradient(slide.collisions, slide.mesh, x)).reshape(-1, 3)
+    summed = np.zeros_like(whole)
+    for c in slide.collisions:
+        ids, g = ipc.pair_gradient(barrier, c, slide.mesh, x)
+        assert g.shape == (len(ids), 3)
+        summed[ids] += g
+    np.testing.assert_allclose(summed, whole, rtol=1e-12, atol=1e-30)
+    assert np.all(whole[:3, 2] != 0.0)  # every object vertex feels the ground (vertex 0 too)
+    u = np.zeros_like(x)
+    u[3:, 0] = 1e-3
+    summed = np.zeros_like(whole)
+    for c in slide.pairs:
+        ids, g = ipc.pair_gradient(slide.friction, c, slide.mesh, u)
+        summed[ids] += g
+    np.testing.assert_allclose(summed, slide.g, rtol=1e-12, atol=1e-30)

@@ -117,3 +117,25 @@ def test_a_pickled_meta_is_never_unpickled(whole, tmp_path):
     p = _rewrite(whole, tmp_path / "p.npz", meta=np.array([{"format": "x"}], dtype=object))
     assert not frames_file_complete(p)
     assert "holds Python objects" in _refused(p)
+
+
+class _Touch:
+    """Unpickling this calls Path.touch on `marker`: proof that a pickle was loaded."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        from pathlib import Path
+
+        return (Path.touch, (self.marker,))
+
+
+def test_no_pickle_is_ever_loaded(whole, tmp_path):
+    marker = tmp_path / "unpickled"
+    meta = np.array([_Touch(marker)], dtype=object)
+    p = _rewrite(whole, tmp_path / "p.npz", meta=meta)
+    assert not frames_file_complete(p)
+    with pytest.raises(FramesError):
+        load_frames(p)
+    assert not marker.exists()

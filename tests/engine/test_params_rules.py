@@ -86,3 +86,8 @@ def test_moving_to_another_gripper_keeps_a_force_it_can_apply():
     assert strong.with_gripper("yumi").squeeze_force_n is None
     weak = SimulationParams.for_gripper("franka_hand", squeeze_force_n=1.0)
     assert weak.with_gripper("franka_hand").squeeze_force_n == 1.0  # the minimum, inclusive
+
+
+def test_every_field_by_name():
+    d = SimulationParams(mu=0.7, psi_th_j=2e-8).to_dict()
+    assert (d["mu"], d["psi_th_j"], d["gripper"], d["mu_ground"]) == (0.7, 2e-8, "yumi", None)

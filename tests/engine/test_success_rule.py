@@ -60,3 +60,5 @@ def test_a_slip_reports_both_heights_in_mm():
         False,
         "object slipped: its lowest point reached 12.00 mm while the plates rose 21.0 mm",
     )
+    _, why = judge_lift(_summary(0.0125), LIFT, DHAT, plates_lift_m=0.09)
+    assert why == "object slipped: its lowest point reached 12.50 mm while the plates rose 90.0 mm"

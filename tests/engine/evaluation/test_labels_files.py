@@ -104,6 +104,17 @@ def test_the_file_size_is_capped(tmp_path, monkeypatch):
     assert message == f"labels {p} is over 2 MiB; split it into several files"
 
 
+def test_the_size_refusal_names_the_cap_in_mib(tmp_path, monkeypatch):
+    """Checked before anything is read: a sparse 301 MiB file against a 300 MiB cap."""
+    monkeypatch.setattr(labels_module, "MAX_LABEL_BYTES", 300 * 1024**2)
+    p = tmp_path / "labels.csv"
+    with open(p, "wb") as f:
+        f.truncate(301 * 1024**2)
+    with pytest.raises(ParameterError) as err:
+        load_labels([str(p)])
+    assert str(err.value) == f"labels {p} is over 300 MiB; split it into several files"
+
+
 def test_a_broken_row_names_its_line(tmp_path):
     # A field longer than the csv module's 131072-character limit.
     p, message = _refusal(tmp_path, "grasp_id,result\ng,1\n" + "g" * 200_000 + ",1\n")

@@ -201,3 +201,12 @@ def test_bad_reach_records_name_the_record(tmp_path, records, problem):
     with pytest.raises(ParameterError) as err:
         load_labels([str(p)])
     assert str(err.value) == f"{p} {problem}"
+
+
+def test_json_of_scores_is_indented_in_insertion_order_with_plain_floats():
+    import numpy as np
+
+    from engine.evaluation.labels import dump_json
+
+    text = dump_json({"b": np.float32(0.5), "a": [np.float64(1.0)]})
+    assert text == '{\n  "b": 0.5,\n  "a": [\n    1.0\n  ]\n}'
