@@ -128,3 +128,48 @@ def test_the_scores_json_has_the_documented_fields():
         "confusion_at_0.5": {"TP": 1, "FP": 0, "FN": 0, "TN": 1},
         "brier": 0.0,
     }
+
+
+def test_curve_of_one_label_none_and_no_positives():
+    precision, rec, thresholds = precision_recall_curve([1], [0.5])
+    assert (precision.tolist(), rec.tolist(), thresholds.tolist()) == ([1.0], [1.0], [0.5])
+    assert [a.size for a in precision_recall_curve([], [])] == [0, 0, 0]
+    # One positive: recall 0 at the first threshold, 1 at the second.
+    precision, rec, _ = precision_recall_curve([1, 0], [0.2, 0.9])
+    assert (precision.tolist(), rec.tolist()) == ([0.0, 0.5], [0.0, 1.0])
+    # No positive at all: recall is defined as 1 at every threshold, precision 0.
+    precision, rec, _ = precision_recall_curve([0, 0], [0.3, 0.7])
+    assert (precision.tolist(), rec.tolist()) == ([0.0, 0.0], [1.0, 1.0])
+    assert average_precision([1], [0.5]) == 1.0
+    with pytest.raises(ValueError) as err:
+        precision_recall_curve([1, 0, 1], [0.5, 0.4])
+    assert str(err.value) == "3 labels but 2 scores"
+
+
+def test_recall_takes_any_zero_one_values():
+    assert recall([1.0, 0.0, 1.0], [1.0, 1.0, 0.0]) == 0.5
+    assert recall(np.array([1, 1], dtype=np.uint32), np.array([1.0, 0.0])) == 0.5
+
+
+def test_bad_inputs_are_refused_with_a_reason():
+    with pytest.raises(ValueError) as err:
+        expand(1.2)
+    assert str(err.value) == "robustness must be in [0, 1] (got 1.2)"
+    with pytest.raises(ValueError) as err:
+        score([0.5, 0.5], [[True]])
+    assert str(err.value) == "one prediction per grasp is needed"
+
+
+def test_a_grasp_without_physical_trials_counts_as_negative():
+    s = score([0.6], [[]])
+    assert (s.tp, s.fp, s.fn, s.tn) == (0, 1, 0, 0)
+    assert np.isnan(s.brier)  # no physical trial to score against
+
+
+def test_score_with_another_expansion_and_the_papers_rounding():
+    # Physical 1 of 2 = 0.5 and predicted 0.3 with n = 10: AP 0.8 and AR 7/11 (see
+    # test_the_expansion_length_is_a_parameter); the paper rounds them to 0.8 and 0.64.
+    s = score([0.3], [[True, False]], n=10)
+    assert (s.ap, s.ar) == (pytest.approx(0.8), pytest.approx(7 / 11))
+    rounded = score([0.3], [[True, False]], n=10, paper_rounding=True)
+    assert (rounded.ap, rounded.ar) == (0.8, 0.64)

@@ -210,3 +210,10 @@ def test_json_of_scores_is_indented_in_insertion_order_with_plain_floats():
 
     text = dump_json({"b": np.float32(0.5), "a": [np.float64(1.0)]})
     assert text == '{\n  "b": 0.5,\n  "a": [\n    1.0\n  ]\n}'
+
+
+def test_a_trial_row_without_a_success_column_is_a_failed_lift():
+    rows = [{"model": "ipc", "config": "c", "grasp_id": "g", "status": "ok"}]
+    rows.append(_row("ipc", "g", success="True"))
+    (ipc,) = predictions_from_rows(rows)
+    assert ipc.robustness == {"g": 0.5}
