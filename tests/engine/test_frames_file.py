@@ -139,3 +139,53 @@ def test_no_pickle_is_ever_loaded(whole, tmp_path):
     with pytest.raises(FramesError):
         load_frames(p)
     assert not marker.exists()
+
+
+def _trial(whole) -> dict[str, np.ndarray]:
+    from engine.io.frames_npz import check_trial_arrays
+
+    _, arrays = load_frames(whole)
+    trial = {k[3:]: v for k, v in arrays.items() if k.startswith("t0/")}
+    assert check_trial_arrays(trial) == 1  # one frame, no prefix, no file name
+    return trial
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda a: a.pop("time_s"), "array t0/time_s is missing"),
+        (lambda a: a.pop("pad2"), "array t0/pad2 is missing (the file is incomplete)"),
+        (lambda a: a.update(phase=np.zeros(1)), "array t0/phase has type float64; expected numbers"),
+        (lambda a: a.update(psi=np.zeros((1, 2), bool)), "array t0/psi has type bool; expected numbers"),
+        (lambda a: a.update(time_s=np.zeros(1, np.int64)), None),  # integers are numbers
+        (lambda a: a.update(pad1=np.zeros((1, 4, 2))), "array t0/pad1 has shape (1, 4, 2); expected (F, n, 3)"),
+        (lambda a: a.update(object_pose=np.zeros((1, 4))), "array t0/object_pose has shape (1, 4); expected (F, 4, 4)"),
+        (lambda a: a.update(psi=np.zeros((1, 3))), "array t0/psi has shape (1, 3); expected (F, 2)"),
+        (lambda a: a.update(plate=np.zeros((2, 2))), "array t0/plate has 2 entries for 1 frames"),
+        (lambda a: a.update(pad2=np.zeros((1, 5, 3))), "arrays t0/pad1 and t0/pad2 differ in shape"),
+        (lambda a: a.update(phase=np.array([-1])), "array t0/phase holds values outside 0..2"),
+        (lambda a: a.update(phase=np.array([3])), "array t0/phase holds values outside 0..2"),
+        (lambda a: a.update(phase=np.array([2])), None),  # 'hold', the last phase
+        (lambda a: a.update(time_s=np.array([np.nan])), "array t0/time_s holds NaN or infinite values"),
+        (lambda a: a.update(intersection_free=np.ones(2, bool)), "array t0/intersection_free has shape (2,) and type bool; expected (1,) bool"),
+        (lambda a: a.update(intersection_free=np.ones(1)), "array t0/intersection_free has shape (1,) and type float64; expected (1,) bool"),
+        (lambda a: a.update(intersection_free=np.ones(1, np.uint8)), None),
+    ],
+)  # fmt: skip
+def test_trial_arrays_are_checked_one_by_one(whole, tmp_path, change, problem):
+    from engine.grasp.frames import PHASES
+    from engine.io.frames_npz import check_trial_arrays
+
+    assert len(PHASES) == 3  # squeeze, lift, hold: indices 0..2
+    trial = _trial(whole)
+    change(trial)
+    arrays = {f"t0/{k}": v for k, v in trial.items()}
+    if problem is None:
+        assert check_trial_arrays(arrays, "t0/", str(whole)) == 1
+        return
+    with pytest.raises(FramesError) as err:
+        check_trial_arrays(arrays, "t0/", str(whole))
+    assert str(err.value) == f"{whole}: {problem}"
+    with pytest.raises(FramesError) as err:
+        check_trial_arrays(arrays, "t0/")
+    assert str(err.value) == problem
