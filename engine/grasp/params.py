@@ -345,7 +345,7 @@ class SimulationParams:
         none_means="max(1e8, E)",
     )
     newton_tol_m: float = param(
-        1e-9,
+        1e-8,
         _SOLVER,
         unit="m",
         help="Newton stops when its step moves no vertex by more than this",
