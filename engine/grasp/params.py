@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.constants import GRAVITY_M_S2 as GRAVITY_M_S2  # re-exported for old imports
 from engine.errors import ParameterError
-from engine.gripper.pad_geometry import PAD_PRESETS
+from engine.gripper.pad_names import PAD_PRESETS
 from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS, GripperPreset, gripper_preset
 from engine.schema import ParamSpec, check_fields, param, to_dict
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import MeshError, ParameterError
-
-PAD_PRESETS: tuple[str, ...] = ("rounded", "rectangular")
+from engine.gripper.pad_names import PAD_PRESETS as PAD_PRESETS  # re-exported
 
 MIN_TETS = 8
 MAX_TETS = 200_000

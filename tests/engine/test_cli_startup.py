@@ -19,11 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("trimesh", "numba", "scipy", "cvxpy", "ipctk", "PySide6", "mujoco", "numpy")
 # Also kept out of every `CMD --help` (they load with the solver, the plots or the Ray backend).
 HEAVY_FOR_HELP = (*HEAVY, "networkx", "matplotlib", "ray", "osqp", "clarabel")
-# numpy is unavoidable for these: their flags come from SimulationParams (engine.grasp.params ->
-# engine.gripper.pad_geometry), TrialSpec (engine.grasp.trial_plan) or AnalyticParams
-# (engine.analytic.params), whose modules import numpy (~0.1 s). Every other command stays
-# numpy-free.
-NUMPY_FOR_FLAGS = {"simulate", "calibrate-psi", "analyze", "batch", "grid", "sample"}
+# numpy is unavoidable for these: their flags come from TrialSpec (engine.grasp.trial_plan) or
+# AnalyticParams (engine.analytic.params), whose modules import numpy (~0.1 s). Every other
+# command stays numpy-free (SimulationParams' flags alone, as calibrate-psi's, need none).
+NUMPY_FOR_FLAGS = {"simulate", "analyze", "batch", "grid", "sample"}
 
 CHILD = """
 import json, sys
