@@ -3,7 +3,10 @@ one of the project's errors (engine.errors.IpcGraspError) - never another except
 hang (pytest-timeout bounds each test).
 
 Quick profile (default): a few dozen deterministic examples per reader (derandomize=True), the
-whole file in well under a minute. Long profile on demand: IPCGRASP_FUZZ_EXAMPLES=5000.
+whole file in well under a minute. Long profile on demand: IPCGRASP_FUZZ_PROFILE=long (5,000
+examples per test; IPCGRASP_FUZZ_EXAMPLES=N sets any other count), or
+benchmarks/bench_fuzz.py, which runs the long profile case by case and writes the counts to
+benchmarks/results/fuzz.md.
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ from engine.scene.object_mesh import load_object_mesh
 from tests.engine.test_safe_write import _save_frames
 from tests.engine.test_session_validation import make_session
 
-EXAMPLES = int(os.environ.get("IPCGRASP_FUZZ_EXAMPLES", "40"))
+PROFILES = {"quick": 40, "long": 5000}  # examples per test
+EXAMPLES = int(
+    os.environ.get("IPCGRASP_FUZZ_EXAMPLES")
+    or PROFILES[os.environ.get("IPCGRASP_FUZZ_PROFILE", "quick")]
+)
 FUZZ = settings(
     max_examples=EXAMPLES,
     derandomize=True,  # the same cases on every run: CI stays stable
@@ -38,7 +45,8 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-pytestmark = pytest.mark.timeout(300)
+# A hang guard per test, not a benchmark: ~25 ms per example on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(max(300, EXAMPLES // 5))
 
 
 def must_load_or_refuse(read: Callable[[], object]) -> None:
