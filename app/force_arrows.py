@@ -5,6 +5,9 @@ The arrows end where the pads press the object, between the pads and the object,
 ground's under it: drawn in the scene they would be hidden. They are drawn in a render layer of
 their own above the scene, with the scene's camera, so they are seen through the pads, the
 plates and the object. A legend in the arrows' colours states each kind's scale.
+
+With the object's mass known (ForceView), its centre of mass is marked by a small sphere and its
+weight m g drawn from there straight down, in purple, at the normal forces' scale.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import numpy as np
 import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkTextActor
 
-from app.model.forces import FORCE_KINDS, Arrows, ForceScale, frame_arrows, totals_text
+from app.model.forces import FORCE_KINDS, Arrows, ForceView, totals_text
 from engine.grasp.frames import Frame
 
 FORCE_COLORS = {"normal": "#e8590c", "friction": "#0b8f6a"}  # orange, green
+WEIGHT_COLOR = "#7b2cbf"  # purple: the weight arrow and the centre-of-mass marker
 TOTALS_COLOR = "#222222"
 # One arrow from (0,0,0) to (1,0,0), as triangles: placed and scaled per force with numpy
 # (2.6 ms to draw a frame's 177 contact points, against 8.5 ms with pyvista's glyph filter).
@@ -81,20 +85,33 @@ class ForceArrowLayer:
         self._actors: dict[str, vtkActor] = {}
         self._mappers: dict[str, vtkPolyDataMapper] = {}
         self._legend: dict[str, vtkTextActor] = {}
-        for kind in FORCE_KINDS:
+        for kind in (*FORCE_KINDS, "weight"):
             mapper = vtkPolyDataMapper()
             mapper.SetInputData(pv.PolyData())
             mapper.ScalarVisibilityOff()  # the glyphs carry their vectors: colour, not scalars
             actor = vtkActor()
             actor.SetMapper(mapper)
-            actor.GetProperty().SetColor(*_rgb(FORCE_COLORS[kind]))
+            actor.GetProperty().SetColor(*_rgb(FORCE_COLORS.get(kind, WEIGHT_COLOR)))
             actor.GetProperty().SetAmbient(0.3)
             actor.SetVisibility(False)
             self.renderer.AddActor(actor)
             self._actors[kind] = actor
             self._mappers[kind] = mapper
-        # The legend, top right: each kind's scale in its colour, then the patches' totals.
-        for i, (name, color) in enumerate((*FORCE_COLORS.items(), ("totals", TOTALS_COLOR))):
+        # The centre of mass: a unit sphere, placed and sized per frame.
+        self._com_mapper = vtkPolyDataMapper()
+        self._com_mapper.SetInputData(pv.Sphere(radius=1.0, theta_resolution=16, phi_resolution=12))
+        self._com_mapper.ScalarVisibilityOff()
+        self.com_actor = vtkActor()
+        self.com_actor.SetMapper(self._com_mapper)
+        self.com_actor.GetProperty().SetColor(*_rgb(WEIGHT_COLOR))
+        self.com_actor.GetProperty().SetAmbient(0.3)
+        self.com_actor.SetVisibility(False)
+        self.renderer.AddActor(self.com_actor)
+        self.com: np.ndarray | None = None  # the centre of mass drawn (m)
+        # The legend, top right: each kind's scale in its colour, the weight, then the
+        # patches' totals.
+        lines = (*FORCE_COLORS.items(), ("weight", WEIGHT_COLOR), ("totals", TOTALS_COLOR))
+        for i, (name, color) in enumerate(lines):
             text = vtkTextActor()
             text.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
             text.SetPosition(0.985, 0.965 - 0.04 * i)
@@ -115,28 +132,45 @@ class ForceArrowLayer:
         """Whether arrows are shown."""
         return bool(self._actors["normal"].GetVisibility())
 
-    def show(self, frame: Frame, scale: ForceScale) -> None:
-        """Draw `frame`'s contact forces at `scale`."""
+    def show(self, frame: Frame, view: ForceView) -> None:
+        """Draw `frame`'s contact forces as `view` says (per contact point or per patch, at
+        its scale), with the weight at the centre of mass when `view` knows the mass."""
         for kind in FORCE_KINDS:
-            arrows = frame_arrows(frame, scale, kind)
-            mesh = arrow_mesh(arrows)
-            self.arrows[kind], self.meshes[kind] = arrows, mesh
-            actor = self._actors[kind]
-            self._mappers[kind].SetInputData(mesh)
-            actor.SetVisibility(True)
-            legend = self._legend[kind]
-            legend.SetInput(scale.legend(kind))
-            legend.SetVisibility(True)
+            self._set(kind, view.arrows(frame, kind), view.legend(kind))
+        weight = view.weight_arrow(frame)
+        self.com = view.centre_of_mass(frame)
+        if weight is not None and self.com is not None:
+            self._set("weight", weight, view.weight_legend())
+            self.com_actor.SetPosition(*self.com)
+            self.com_actor.SetScale(view.marker_radius_m)
+            self.com_actor.SetVisibility(True)
+        else:
+            self._hide("weight")
+            self.com_actor.SetVisibility(False)
         self._legend["totals"].SetInput(totals_text(frame))
         self._legend["totals"].SetVisibility(True)
 
+    def _set(self, kind: str, arrows: Arrows, legend: str) -> None:
+        mesh = arrow_mesh(arrows)
+        self.arrows[kind], self.meshes[kind] = arrows, mesh
+        self._mappers[kind].SetInputData(mesh)
+        self._actors[kind].SetVisibility(True)
+        self._legend[kind].SetInput(legend)
+        self._legend[kind].SetVisibility(True)
+
+    def _hide(self, kind: str) -> None:
+        self.arrows.pop(kind, None)
+        self.meshes.pop(kind, None)
+        self._actors[kind].SetVisibility(False)
+        self._legend[kind].SetVisibility(False)
+
     def clear(self) -> None:
         """No arrows, no legend."""
-        for actor in self._actors.values():
+        for actor in (*self._actors.values(), self.com_actor):
             actor.SetVisibility(False)
         for text in self._legend.values():
             text.SetVisibility(False)
-        self.arrows, self.meshes = {}, {}
+        self.arrows, self.meshes, self.com = {}, {}, None
 
     def legend_text(self) -> list[str]:
         """The legend lines shown (tests)."""

@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
     sample_grasps_action: QAction
     ask_replace_action: QAction
     forces_action: QAction
+    force_mode_actions: dict[str, QAction]
     recent_menu: QMenu
     color_combo: QComboBox
 
@@ -145,7 +146,7 @@ class MainWindow(QMainWindow):
         self.runs.connect_pool(self.sim)
         self.exports = ExportController(
             self.model, self.viewport, self.predictions, self.ui, self,
-            force_scale=self.scene.video_force_scale,
+            force_view=self.scene.video_force_view,
         )  # fmt: skip
         build_menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
         self.opening = OpenController(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QLabel, QStyle, QToolBar
 
 from app import settings as app_settings
@@ -146,11 +146,30 @@ def build_menus(w: Any) -> None:
         "Contact &forces", lambda: None, "Ctrl+F",
         "Arrows of the contact forces on the object at the frame shown, in the view and in "
         "exported videos: normal forces orange, friction green, each at the scale the legend "
-        "states (Ctrl+F)",
+        "states, and the object's weight at its centre of mass, purple (Ctrl+F)",
     )  # fmt: skip
     w.forces_action.setCheckable(True)
     w.forces_action.toggled.connect(w.scene.set_show_forces)
     view.addAction(w.forces_action)
+    # How they are drawn: one arrow per contact point, or one resultant per pad and patch.
+    modes = QActionGroup(w)
+    modes.setExclusive(True)
+    w.force_mode_actions = {}
+    for mode, text, tip in (
+        ("points", "Forces per contact &point",
+         "Contact forces: one arrow per contact point, ending where it pushes the object"),
+        ("patches", "Forces per pad and pa&tch",
+         "Contact forces: one resultant arrow per pad and per contact patch (pad 1, pad 2, the "
+         "ground), ending at the patch's centre of pressure"),
+    ):  # fmt: skip
+        # Choosing a mode from the menu also turns the arrows on.
+        a = action(text, lambda: w.forces_action.setChecked(True), None, tip)
+        a.setCheckable(True)
+        a.setChecked(mode == w.scene.force_mode)
+        a.toggled.connect(lambda on, m=mode: on and w.scene.set_force_mode(m))
+        modes.addAction(a)
+        view.addAction(a)
+        w.force_mode_actions[mode] = a
     camera = view.addMenu("&Camera")
     w.camera_actions = {}
     for name, text, key in (

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.gripper_shapes import GripperShapes
-from app.model.forces import ForceScale
+from app.model.forces import ForceView
 from engine.grasp.frames import Frame
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class VideoJob:
     title: str = ""
     view_angle_deg: float = 30.0  # the view's camera zoom (pyvista's zoom narrows the angle)
     field_title: str = ""  # the colour bar's title ("" without colours)
-    forces: ForceScale | None = None  # draw the contact-force arrows at this scale (None: no)
+    forces: ForceView | None = None  # draw the contact forces as the view does (None: no)
 
 
 def even_size(width: int, height: int, block: int = 16) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 from app.force_arrows import ForceArrowLayer
 from app.gripper_shapes import GripperShapes
-from app.model.forces import ForceScale
+from app.model.forces import ForceView
 from app.scene_style import (
     BACKGROUND,
     CANDIDATE_CMAP,
@@ -757,9 +757,10 @@ class Viewport(QObject):
             )
 
     # --- simulated contact forces -------------------------------------------------------------
-    def show_forces(self, frame: Frame, scale: ForceScale) -> None:
-        """Arrows of `frame`'s contact forces on the object, normal and friction, at `scale`."""
-        self.forces.show(frame, scale)
+    def show_forces(self, frame: Frame, view: ForceView) -> None:
+        """Arrows of `frame`'s contact forces on the object, normal and friction, per contact
+        point or per patch at `view`'s scale, and the object's weight at its centre of mass."""
+        self.forces.show(frame, view)
         self.request_render()
 
     def clear_forces(self) -> None:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from app.model import AppModel
-from app.model.forces import ForceScale
+from app.model.forces import ForceView
 from app.model.pad_fields import Fields
 from app.tables import lowest_lift_grip
 from app.video_export import VideoJob, even_size, render_video
@@ -37,18 +37,18 @@ class ExportController(QObject):
     """File > Export ...: each export has a dialog entry point and a path-taking method.
 
     `predictions` gives the analytic results for the CSV (a dict model key -> result);
-    `viewport` renders the screenshot and gives the video's camera and size; `force_scale`
-    gives the contact-force arrows' scale of a trial when the view shows them (else None), and
-    the video draws them too.
+    `viewport` renders the screenshot and gives the video's camera and size; `force_view`
+    gives how the view draws a trial's contact forces when it shows them (else None), and the
+    video draws them the same way.
     """
 
     def __init__(
         self, model: AppModel, viewport: Any, predictions: Any, ui: Any, parent: QWidget,
-        force_scale: Callable[[TrialRecord], ForceScale | None] = lambda _rec: None,
+        force_view: Callable[[TrialRecord], ForceView | None] = lambda _rec: None,
     ) -> None:  # fmt: skip
         super().__init__(parent)
         self.model = model
-        self.force_scale = force_scale
+        self.force_view = force_view
         self.viewport = viewport
         self.predictions = predictions
         self.ui = ui
@@ -236,7 +236,7 @@ class ExportController(QObject):
             str(partial), np.asarray(d.obj.vertices), np.asarray(d.obj.faces), shapes, rec.gripper_pose,
             list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,
             f"trial {rec.trial}", self.viewport.view_angle_deg(),
-            self.viewport.field_title() if fields is not None else "", self.force_scale(rec),
+            self.viewport.field_title() if fields is not None else "", self.force_view(rec),
         )  # fmt: skip
         worker = WorkerProcess("ipcgrasp-video")
         worker.start(render_video, job, worker.outbox, worker.cancel)

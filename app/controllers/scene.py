@@ -11,17 +11,19 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import PinnedTrial
-from app.model.forces import ForceScale, scale_for, typical_forces
+from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
 DISPLAY_INTERVAL_MS = 33  # frames on screen at most ~30 Hz, newest wins
+COM_MARKER_SIZE = 0.03  # the centre-of-mass marker's radius over the object's diagonal
 
 
 class SceneController(QObject):
@@ -46,8 +48,9 @@ class SceneController(QObject):
         self._stream_status = ""  # status text of the newest streamed frame, not yet shown
         self._timeline_dirty = False  # frames arrived for the shown trial
         self.show_forces = False  # contact-force arrows on the shown frame (View menu)
-        # The arrows' scale: (trial key, frames seen, typical normal and friction force in N).
-        self._force_scale: tuple[tuple, int, float, float] | None = None
+        self.force_mode = "points"  # per contact point or "patches" (app.model.forces.MODES)
+        # What the arrows' scale is chosen from: (trial key, frames seen, their sizes).
+        self._force_sizes: tuple[tuple, int, ForceSizes] | None = None
         model.document_changed.connect(self._on_document)
         model.edited.connect(self._on_edited)
         model.grasp_changed.connect(self._on_grasp_changed)
@@ -211,25 +214,52 @@ class SceneController(QObject):
         if self.model.mode == "play":
             self._show_timeline_frame()
 
-    def force_scale(self, rec: TrialRecord) -> ForceScale:
-        """The arrows' scale of a trial: one for all its frames, grown (in 1-2-5 steps) only
-        when frames streaming in carry larger forces (app/model/forces.py)."""
+    def set_force_mode(self, mode: str) -> None:
+        """Draw the contact forces "points" (one arrow per contact point) or "patches" (one
+        resultant per pad and patch at its centre of pressure)."""
+        if mode not in MODES:
+            raise ValueError(f"force mode must be one of {MODES}, got {mode!r}")
+        self.force_mode = mode
+        self._shown = None
+        if self.show_forces and self.model.mode == "play":
+            self._show_timeline_frame()
+
+    def force_sizes(self, rec: TrialRecord) -> ForceSizes:
+        """What a trial's arrows' scale is chosen from, over all its frames so far: a scale
+        grows (in 1-2-5 steps) only when frames streaming in carry larger forces."""
         run = self.model.doc.run if self.model.doc is not None else None
         key = (None if run is None else run.run_id, rec.trial, id(rec))
-        seen = self._force_scale
+        seen = self._force_sizes
         if seen is None or seen[0] != key:
-            seen = (key, 0, 0.0, 0.0)
-        _, done, normal, friction = seen
+            seen = (key, 0, ForceSizes())
+        _, done, sizes = seen
         if done < len(rec.frames):
-            new = typical_forces(rec.frames[done:])
-            normal, friction = max(normal, new[0]), max(friction, new[1])
-            seen = (key, len(rec.frames), normal, friction)
-        self._force_scale = seen
-        return scale_for(normal, friction)
+            sizes = sizes.merged(force_sizes(rec.frames[done:]))
+            seen = (key, len(rec.frames), sizes)
+        self._force_sizes = seen
+        return sizes
 
-    def video_force_scale(self, rec: TrialRecord) -> ForceScale | None:
-        """The arrows' scale of `rec` for an exported video: drawn when the view draws them."""
-        return self.force_scale(rec) if self.show_forces else None
+    def force_scale(self, rec: TrialRecord) -> ForceScale:
+        """The arrows' scale of a trial in the current mode (app/model/forces.py)."""
+        return self.force_sizes(rec).scale(self.force_mode)
+
+    def force_view(self, rec: TrialRecord) -> ForceView:
+        """How `rec`'s forces are drawn: the mode, the trial's scale, and the mass and centre
+        of mass of the object the run simulated (for the weight at the centre of mass)."""
+        d = self.model.doc
+        obj = None if d is None else (d.run.obj if d.run is not None else None) or d.obj
+        if obj is None:
+            return ForceView(self.force_scale(rec), self.force_mode)
+        size = float(np.linalg.norm(np.ptp(np.asarray(obj.vertices), axis=0)))
+        com = tuple(float(x) for x in np.asarray(obj.center_of_mass))
+        return ForceView(
+            self.force_scale(rec), self.force_mode, float(obj.mass_kg),
+            (com[0], com[1], com[2]), COM_MARKER_SIZE * size,
+        )  # fmt: skip
+
+    def video_force_view(self, rec: TrialRecord) -> ForceView | None:
+        """How an exported video draws `rec`'s forces: as the view does, if it does."""
+        return self.force_view(rec) if self.show_forces else None
 
     def set_color_mode(self, mode: str) -> None:
         """Colour the pads by "none", "energy" or "displacement"."""
@@ -251,7 +281,8 @@ class SceneController(QObject):
         if rec is None or not (0 <= index < len(rec.frames)):
             return
         mode = self.viewport.color_mode
-        key = (d.run.run_id, m.trial, index, mode, id(m.pinned), self.show_forces)
+        forces = (self.show_forces, self.force_mode)
+        key = (d.run.run_id, m.trial, index, mode, id(m.pinned), forces)
         if key == self._shown:
             return
         self._shown = key
@@ -271,8 +302,8 @@ class SceneController(QObject):
         )  # fmt: skip
         self.viewport.clear_contacts()
         if self.show_forces:
-            self.viewport.show_forces(f, self.force_scale(rec))
-            if self._force_scale is not None and self._force_scale[2:] == (0.0, 0.0):
+            self.viewport.show_forces(f, self.force_view(rec))
+            if self.force_sizes(rec).empty:
                 self.ui.status(
                     "this trial's frames carry no contact forces (MuJoCo replays and frames "
                     "files written before the forces were kept have none)",

@@ -439,7 +439,7 @@ class AppModel:
             )
         self.run_counter += 1
         spec = replace(d.spec, n_trials=max(d.spec.n_trials, rec.trial + 1))
-        run = Run(self.run_counter, d.grasp, params or d.params, spec, {rec.trial: rec})
+        run = Run(self.run_counter, d.grasp, params or d.params, spec, {rec.trial: rec}, obj=d.obj)
         d.run = run
         d.dirty = False
         self.series = {rec.trial: TrialSeries.from_frames(rec.frames)}

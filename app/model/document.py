@@ -38,6 +38,9 @@ class Run:
     spec: TrialSpec
     trials: dict[int, TrialRecord] = field(default_factory=dict)
     object_version: int = 0  # the document's object version it ran on (Document.version)
+    # The object as it rested when the run started (its mass and centre of mass for the weight
+    # drawn with the contact forces; None: the document's object).
+    obj: RestingObject | None = None
 
     def finished(self) -> bool:
         """True when every trial is done, failed or cancelled."""
@@ -136,7 +139,9 @@ class Document:
 
     def new_run(self, run_id: int) -> Run:
         """Start a run with the current grasp, parameters and trial spec (results unsaved)."""
-        self.run = Run(run_id, self.grasp, self.params, self.spec, object_version=self.version)
+        self.run = Run(
+            run_id, self.grasp, self.params, self.spec, object_version=self.version, obj=self.obj
+        )
         self.dirty = True
         return self.run
 
@@ -178,7 +183,7 @@ class Document:
         )  # fmt: skip
         doc.analytic_force_n = float(session.extras.get("analytic_force_n", 0.2))
         if session.trials:
-            run = Run(1, session.grasp, session.params, session.spec)
+            run = Run(1, session.grasp, session.params, session.spec, obj=obj)
             run.trials = {r.trial: r for r in session.trials}
             doc.run = run
         doc.path = path

@@ -127,6 +127,7 @@ def window(shared_window, qtbot, dialogs):
     if w.help_overlay is not None:
         w.help_overlay.hide()
     w.color_combo.setCurrentIndex(1)
+    w.force_mode_actions["points"].setChecked(True)  # the default: per contact point
     w.forces_action.setChecked(False)
     assert w.opening.load_example()
     w.activateWindow()
