@@ -33,7 +33,7 @@ SOURCES = ("pad 1", "pad 2", "ground")  # Frame.contact_source 0, 1, 2
 TYPICAL_ARROW_MM = 8.0
 TYPICAL_PERCENTILE = 90.0
 # Per pad and patch, a trial's largest resultant of each kind is drawn at most this long (mm).
-PATCH_ARROW_MM = 15.0
+PATCH_ARROW_MM = 25.0
 MODES = ("points", "patches")
 MODE_NAMES = {"points": "per contact point", "patches": "per pad and patch"}
 WEIGHT_SOURCE = -1  # Arrows.source of the weight arrow (not a contact)
