@@ -1,11 +1,14 @@
-"""Regenerate docs/contact_forces.png: the example cube squeezed, with the contact forces.
+"""Regenerate docs/contact_forces.png and docs/contact_forces_patches.png: the example cube
+squeezed, with the contact forces per contact point and per pad and patch.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python docs/make_forces_screenshot.py
 
 Simulates the default grasp's nominal trial, turns on View > Contact forces and shows a squeeze
 frame in which the pads press about half the gripper's force: the arrows end where the pads
 (and the ground) push the cube, normal forces orange, friction green, at the scales the legend
-in the view's corner states.
+in the view's corner states; the cube's centre of mass is the purple dot (its weight, 0.029 N,
+is drawn from there at the normal forces' scale). Then the same frame per pad and patch
+(View > Forces per pad and patch): one resultant per patch at its centre of pressure.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def main() -> int:
     from app.smoke_test import wait_until
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "contact_forces.png"
+    out_patches = out.with_name(out.stem + "_patches" + out.suffix)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("ipcgrasp")
     w = MainWindow(n_workers=1)
@@ -47,19 +51,21 @@ def main() -> int:
     # From the front right and above: pad 2 presses the near face; pad 1's arrows, on the far
     # face, show through the cube (the arrows are drawn over the scene).
     w.viewport.plotter.camera_position = [(0.05, -0.16, 0.09), (0.0, 0.0, 0.015), (0, 0, 1)]
-    end = time.perf_counter() + 1.5
-    while time.perf_counter() < end:
-        app.processEvents()
-        time.sleep(0.01)
-    w.viewport.render_now()
-    app.processEvents()
-    w.grab().save(str(out))
     f = frames[mid]
-    print(
-        f"saved {out}: frame {mid} ({f.phase}), grip {f.grip_force_n[0]:.2f} / "
-        f"{f.grip_force_n[1]:.2f} N, {len(f.contact_source)} contact points; "
-        + "; ".join(w.viewport.forces.legend_text())
-    )
+    for mode, path in (("points", out), ("patches", out_patches)):
+        w.force_mode_actions[mode].trigger()
+        end = time.perf_counter() + 1.5
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.01)
+        w.viewport.render_now()
+        app.processEvents()
+        w.grab().save(str(path))
+        print(
+            f"saved {path}: frame {mid} ({f.phase}), grip {f.grip_force_n[0]:.2f} / "
+            f"{f.grip_force_n[1]:.2f} N, {len(f.contact_source)} contact points; "
+            + "; ".join(w.viewport.forces.legend_text())
+        )
     w.doc.dirty = False
     w.shutdown()
     return 0
