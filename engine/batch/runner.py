@@ -27,11 +27,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import lifeline, logs
 from engine.batch.progress import Progress
 from engine.batch.recycle import RecyclePolicy
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
+from engine.batch.worker_init import init_worker
 
 log = logging.getLogger(__name__)
 
@@ -157,14 +157,6 @@ def worker_environment() -> Iterator[None]:
                 os.environ[k] = old
 
 
-def _init_worker() -> None:
-    # A killed driver runs no cleanup: the worker ends itself when its driver is gone.
-    lifeline.die_with_parent()
-    # Ctrl+C reaches the whole process group; only the driver reacts (it stops the workers).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    logs.configure_worker()
-
-
 def _terminate(executor: ProcessPoolExecutor) -> None:
     processes = list(getattr(executor, "_processes", {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
@@ -203,7 +195,7 @@ def local_results(
     # task that causes it and the others are not charged.
     suspects: list[Task] = []
     while queue or suspects:
-        executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker)
+        executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker)
         in_flight: dict[Future, Task] = {}
         lost: list[Task] = []
         alone = False
