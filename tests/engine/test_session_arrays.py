@@ -78,3 +78,55 @@ def test_a_damaged_embedded_mesh_is_refused(saved, vertices, faces, problem):  #
         json_path, npz_path, lambda a: a.update(object_vertices=vertices, object_faces=faces)
     )
     assert _refusal(json_path) == f"{json_path.name}'s arrays file: {problem}"
+
+
+def test_the_arrays_hash_must_be_text_of_64_hex_digits(saved):  # noqa: F811
+    json_path, _ = saved
+    for bad in (5, "ab" * 31 + "a", "g" * 64):
+        edit_json(json_path, lambda d, bad=bad: d.update(frames_sha256=bad))
+        assert _refusal(json_path) == f"{json_path}: field 'frames_sha256' must be 64 hex digits"
+
+
+def test_the_arrays_file_size_cap_is_inclusive(saved, monkeypatch):  # noqa: F811
+    from engine.io import session as session_module
+
+    json_path, npz_path = saved
+    size = npz_path.stat().st_size
+    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", size)
+    assert len(load_session(json_path).trials) == 2
+    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", size - 1)
+    assert _refusal(json_path) == (
+        f"{npz_path} is {size / 1024**2:.0f} MiB, over the {(size - 1) / 1024**2:.0f} MiB a "
+        "session's arrays file may have"
+    )
+
+
+def test_faces_of_one_dimension_are_refused(saved):  # noqa: F811
+    json_path, npz_path = saved
+    rewrite_npz(json_path, npz_path, lambda a: a.update(object_faces=np.arange(12)))
+    assert _refusal(json_path) == (
+        f"{json_path.name}'s arrays file: object_faces has shape (12,) and type int64; "
+        "expected (m, 3) integers with m >= 4"
+    )
+
+
+def test_the_embedded_mesh_keeps_the_sessions_object_identity(saved):  # noqa: F811
+    json_path, _ = saved
+    s = load_session(json_path)
+    assert s.mesh is not None
+    assert (s.mesh.name, s.mesh.source, s.mesh.sha256) == ("cube", s.object_source, s.object_sha256)
+    assert s.mesh.repair == s.object_repair
+    edit_json(json_path, lambda d: d["object"].pop("name"))
+    assert load_session(json_path).mesh.name == "object"
+
+
+def test_a_trial_without_its_energy_arrays_is_refused(saved):  # noqa: F811
+    json_path, npz_path = saved
+    rewrite_npz(json_path, npz_path, lambda a: a.pop("t0/energy1"))
+    assert _refusal(json_path) == (
+        f"{json_path.name}'s arrays file: t0/energy1 must be (3, 4) finite floats (got nothing)"
+    )
+    rewrite_npz(json_path, npz_path, lambda a: a.update({"t0/energy1": np.zeros((3, 4), np.int32)}))
+    assert _refusal(json_path) == (
+        f"{json_path.name}'s arrays file: t0/energy1 must be (3, 4) finite floats (got (3, 4) int32)"
+    )
