@@ -147,3 +147,9 @@ def test_several_files_add_up_and_an_empty_set_is_refused(tmp_path):
     assert str(missing.value) == (
         f"labels file {tmp_path / 'absent.csv'} not found: give a REACH JSON or a CSV"
     )
+
+
+def test_old_mac_line_endings(tmp_path):
+    """A CSV whose lines end in CR alone (classic Mac OS, some spreadsheet exports)."""
+    _, got = _load(tmp_path, "grasp_id,result\rg,1\rg,0\r")
+    assert got["g"].outcomes == (True, False)
