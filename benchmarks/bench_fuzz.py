@@ -237,9 +237,11 @@ def main() -> None:
     names = args.only or list(TESTS)
     nice = os.getpriority(os.PRIO_PROCESS, 0)
     meta = {
-        "command": (f"nice -n {nice} " if nice else "")
-        + ".venv/bin/python benchmarks/bench_fuzz.py "
-        + shlex.join(sys.argv[1:]),
+        "command": (
+            (f"nice -n {nice} " if nice else "")
+            + ".venv/bin/python benchmarks/bench_fuzz.py "
+            + shlex.join(sys.argv[1:])
+        ).rstrip(),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "uptime_before": _sh(["uptime"]),
         "commit": _sh(["git", "rev-parse", "--short", "HEAD"]),
