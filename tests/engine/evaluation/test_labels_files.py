@@ -153,3 +153,14 @@ def test_old_mac_line_endings(tmp_path):
     """A CSV whose lines end in CR alone (classic Mac OS, some spreadsheet exports)."""
     _, got = _load(tmp_path, "grasp_id,result\rg,1\rg,0\r")
     assert got["g"].outcomes == (True, False)
+
+
+def test_each_label_knows_its_grasp_and_an_empty_set_names_every_file(tmp_path):
+    _, got = _load(tmp_path, "grasp_id,result\ng7,1\n")
+    assert got["g7"].grasp_id == "g7"
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("grasp_id,result\n")
+    b.write_text("grasp_id,successes,trials\n")
+    with pytest.raises(ParameterError) as err:
+        load_labels([str(a), str(b)])
+    assert str(err.value) == f"no physical labels in {a}, {b}"
