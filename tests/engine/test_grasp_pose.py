@@ -131,3 +131,47 @@ def test_a_perturbation_as_result_columns():
     row = Perturbation(np.array([1e-3, -2e-3, 3e-3]), np.array([4e-3, 5e-3, -6e-3])).to_dict()
     assert row == {"dx": 1e-3, "dy": -2e-3, "dz": 3e-3, "rx": 4e-3, "ry": 5e-3, "rz": -6e-3}
     assert all(type(v) is float for v in row.values())
+
+
+def test_gripper_frame_of_a_vertical_and_a_tilted_axis_in_closed_form():
+    """Vertical closing axis x = (0, 0, 1): the approach starts from -x_world, z0 = (-1, 0, 0),
+    and turns about x by the right-hand rule: z = cos(a) z0 + sin(a) x × z0 with
+    x × z0 = (0, -1, 0); y = z × x."""
+    a = 0.3
+    t = Grasp([0, 0, 0.01], [0, 0, 1], a).pose()
+    np.testing.assert_allclose(t[:3, 0], [0, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(t[:3, 2], [-np.cos(a), -np.sin(a), 0], atol=1e-15)
+    np.testing.assert_allclose(t[:3, 1], [-np.sin(a), np.cos(a), 0], atol=1e-15)
+    # Tilted axis (1, 0, 1)/sqrt 2 at angle 0: straight down projected off the axis,
+    # (0, 0, -1) + (1/2, 0, 1/2), normalised: (1, 0, -1)/sqrt 2.
+    t = Grasp([0, 0, 0.01], [1, 0, 1], 0.0).pose()
+    r = t[:3, :3]
+    np.testing.assert_allclose(r.T @ r, np.eye(3), atol=1e-15)
+    np.testing.assert_allclose(t[:3, 2], np.array([1, 0, -1]) / np.sqrt(2), atol=1e-15)
+    # A quarter turn about the x axis takes the downward approach to +y (right-hand rule).
+    t = Grasp([0, 0, 0.01], [1, 0, 0], np.pi / 2).pose()
+    np.testing.assert_allclose(t[:3, 2], [0, 1, 0], atol=1e-15)
+
+
+def test_grasp_inputs_are_taken_as_3_vectors_and_refused_with_exact_messages():
+    g = Grasp([[0, 0, 0.01]], [[2, 0, 0]], 0.0)
+    assert g.center.shape == (3,) and g.axis.shape == (3,)
+    assert g.to_dict() == {
+        "center": [0.0, 0.0, 0.01],
+        "axis": [1.0, 0.0, 0.0],
+        "approach_angle_rad": 0.0,
+    }
+    # The smallest axis taken: length 1e-12 (below it counts as zero).
+    np.testing.assert_array_equal(Grasp([0, 0, 0], [1e-12, 0, 0]).axis, [1.0, 0.0, 0.0])
+    with pytest.raises(ParameterError) as err:
+        Grasp([0, 0, 0], [0, 0, 0])
+    assert str(err.value) == "grasp axis is the zero vector; give a direction such as 1 0 0"
+    with pytest.raises(ParameterError) as err:
+        Grasp([0, 0, 0], [1, np.inf, 0])
+    assert str(err.value) == "grasp axis contains NaN or inf: [1.0, inf, 0.0]"
+    with pytest.raises(ParameterError) as err:
+        Grasp([0, np.nan, 0], [1, 0, 0])
+    assert str(err.value) == "grasp centre contains NaN or inf: [0.0, nan, 0.0]"
+    with pytest.raises(ParameterError) as err:
+        Grasp([0, 0, 0], [1, 0, 0], float("nan"))
+    assert str(err.value) == "approach angle is NaN or inf; give radians, e.g. 0"

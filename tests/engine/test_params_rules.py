@@ -91,3 +91,8 @@ def test_moving_to_another_gripper_keeps_a_force_it_can_apply():
 def test_every_field_by_name():
     d = SimulationParams(mu=0.7, psi_th_j=2e-8).to_dict()
     assert (d["mu"], d["psi_th_j"], d["gripper"], d["mu_ground"]) == (0.7, 2e-8, "yumi", None)
+
+
+def test_dhat_of_exactly_five_percent_is_allowed():
+    edge = 0.05 * 0.05  # 5 % of the YuMi's 50 mm, computed as the check computes it
+    assert SimulationParams(dhat_m=edge).validate().dhat_m == edge

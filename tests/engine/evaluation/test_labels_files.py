@@ -164,3 +164,17 @@ def test_each_label_knows_its_grasp_and_an_empty_set_names_every_file(tmp_path):
     with pytest.raises(ParameterError) as err:
         load_labels([str(a), str(b)])
     assert str(err.value) == f"no physical labels in {a}, {b}"
+
+
+def test_repeated_trial_numbers_keep_the_file_order(tmp_path):
+    p = tmp_path / "reach.json"
+    p.write_text(
+        '[{"obj": "c", "attempt": 0, "trial": 0, "result": true},'
+        ' {"obj": "c", "attempt": 0, "trial": 0, "result": false}]'
+    )
+    assert load_labels([str(p)])["c/0"].outcomes == (True, False)
+
+
+def test_a_quoted_line_break_is_kept_as_written(tmp_path):
+    _, got = _load(tmp_path, 'grasp_id,result\r\n"a\r\nb",1\r\n')
+    assert list(got) == ["a\r\nb"]
