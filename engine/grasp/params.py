@@ -345,14 +345,26 @@ class SimulationParams:
         none_means="max(1e8, E)",
     )
     newton_tol_m: float = param(
-        1e-8,
+        1e-7,
         _SOLVER,
         unit="m",
-        help="Newton stops when its step moves no vertex by more than this",
+        help="Newton stops when its step moves no vertex by more than this (and no force "
+        "residual exceeds the force tolerance)",
         low=0.0,
         low_inclusive=False,
         high=1e-3,
         flag="--newton-tol",
+    )
+    newton_force_tol_n: float = param(
+        1e-3,
+        _SOLVER,
+        unit="N",
+        help="Newton also needs every force residual (per pad vertex component, per object "
+        "DOF) below this: behind a stiff contact a tiny step can hide newtons",
+        low=0.0,
+        low_inclusive=False,
+        high=1e3,
+        flag="--newton-force-tol",
     )
     max_newton_iterations: int = param(
         200,

@@ -312,7 +312,14 @@ class GraspSimulation:
             if st.closing_speed_m_s != 0.0 and self._valid_start(x0, predicted):
                 guess = predicted
         potential = self._potential(st, h, actuator)
-        res = newton_solve(potential, guess, p.newton_tol_m, p.max_newton_iterations, self._ldl)
+        res = newton_solve(
+            potential,
+            guess,
+            p.newton_tol_m,
+            p.max_newton_iterations,
+            self._ldl,
+            force_tol=p.newton_force_tol_n,
+        )
         closed = d_travel if actuator is None else actuator.travel(res.u)
         new = _State(
             res.u,

@@ -205,25 +205,30 @@ class Objective(Protocol):
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float: ...
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray: ...
     def step_norm(self, du_free: np.ndarray) -> float: ...
+    def residual(self, g: np.ndarray) -> float: ...
+
+
+def _balanced(objective: Objective, g: np.ndarray, force_tol: float | None) -> bool:
+    return force_tol is None or objective.residual(g) < force_tol
 
 
 def _final_step(
     objective: Objective, u: np.ndarray, du: np.ndarray, energy: float
-) -> tuple[np.ndarray, int]:
-    """u moved by the converged step du when that is admissible and does not raise the energy,
-    with the energy evaluations spent (0 or 1).
+) -> tuple[np.ndarray, int, bool]:
+    """u moved by the converged step du when that is admissible and does not raise the energy;
+    the energy evaluations spent (0 or 1); and whether accepting it changed the energy's form
+    (a grown barrier stiffness: u is then not converged for the new energy).
 
     The step is below the tolerance, but dropping it leaves an error of the order of the
     tolerance behind stiff directions (a contact's force, a slow slip that every time step
     would lose); taking it leaves an error second order in it.
     """
     if objective.max_step(u, du) < 1.0:
-        return u, 0
+        return u, 0, False
     trial = objective.step(u, du, 1.0)
     if not objective.energy(trial) <= energy + 1e-14 * abs(energy):
-        return u, 1
-    objective.accept(trial)
-    return trial, 1
+        return u, 1, False
+    return trial, 1, objective.accept(trial)
 
 
 def newton_solve(
@@ -232,12 +237,15 @@ def newton_solve(
     tol: float,
     max_iterations: int,
     ldl: PatternLdl | None = None,
+    force_tol: float | None = None,
 ) -> NewtonResult:
     """Minimise `objective` from an admissible u_start: projected Newton, constrained Armijo.
 
     Every iterate is admissible (for the incremental potential: intersection-free), because
     each line search starts from the objective's max_step. Converged when a Newton step moves
-    no vertex by more than `tol` (m), or when no decrease is possible along it (round-off).
+    no vertex by more than `tol` (m) and, with `force_tol`, no force residual exceeds it (N;
+    behind a stiff contact a step far below `tol` can still hide newtons), or when no decrease
+    is possible along the step (round-off).
     `ldl` (one per trial) reuses the symbolic factorization across the Newton matrices.
     """
     u = u_start.copy()
@@ -268,9 +276,13 @@ def newton_solve(
             raise SolverError(
                 "the Newton system produced NaN; the time step or stiffness is extreme"
             )
-        if objective.step_norm(du) < tol:
-            u, n = _final_step(objective, u, du, energy)
-            return NewtonResult(u, it, evaluations + n)
+        if objective.step_norm(du) < tol and _balanced(objective, g, force_tol):
+            u, n, changed = _final_step(objective, u, du, energy)
+            evaluations += n
+            if not changed:
+                return NewtonResult(u, it, evaluations)
+            energy = objective.energy(u)  # a stiffer barrier: iterate on
+            continue
         slope = float(g @ du)
         if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
             return NewtonResult(u, it, evaluations)
@@ -299,10 +311,14 @@ def newton_solve(
         if alpha == 1.0:
             # Chord test: the old factor applied to the new gradient approximates the next
             # Newton step; if even that is below tolerance, skip the assembly and factorization.
-            chord = factor.solve(-objective.gradient(u))
-            if objective.step_norm(chord) < tol:
-                u, n = _final_step(objective, u, chord, energy)
-                return NewtonResult(u, it, evaluations + n)
+            g = objective.gradient(u)
+            chord = factor.solve(-g)
+            if objective.step_norm(chord) < tol and _balanced(objective, g, force_tol):
+                u, n, changed = _final_step(objective, u, chord, energy)
+                evaluations += n
+                if not changed:
+                    return NewtonResult(u, it, evaluations)
+                energy = objective.energy(u)  # a stiffer barrier: iterate on
     raise SolverError(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol:g} m); "
         "try a smaller time step or a larger newton tolerance"

@@ -61,6 +61,7 @@ class IncrementalPotential:
         self.h = h
         self.dhat = dhat
         self.actuator = actuator
+        self._residual_scale: np.ndarray | None = None
         self.reduction = actuator.reduction if actuator is not None else Reduction(system)
         self.internal = InternalTerm(system, u_prev, v_prev, h, self.reduction)
         self.contact = ContactTerm(
@@ -83,6 +84,19 @@ class IncrementalPotential:
             out[self.system.free] += alpha * du_free
             return out
         return u + alpha * self.reduction.expand(du_free)
+
+    def residual(self, g: np.ndarray) -> float:
+        """Largest force residual (N) in a reduced gradient (the potential is divided by h^2,
+        so its gradient is a force): each pad vertex's components, the closing coordinate's, the
+        object's translation, and its affine (torque-like, N m) components over its radius."""
+        if self._residual_scale is None:
+            s, r = self.system, self.reduction
+            scale = np.ones(r.n)
+            radius = float(np.linalg.norm(s.object.body_points, axis=1).max())
+            affine = r.index[s.obj_dof.start + 3 : s.obj_dof.stop]
+            scale[affine[affine >= 0]] = 1.0 / radius
+            self._residual_scale = scale
+        return float(np.abs(g * self._residual_scale).max())
 
     def step_norm(self, du_free: np.ndarray) -> float:
         """Largest displacement (m) any simulated vertex would make under the reduced step."""
