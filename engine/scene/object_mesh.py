@@ -180,6 +180,12 @@ def load_object_mesh(
         raise MeshError(f"cannot read {path} ({exc.strerror}): check its permissions") from exc
     mesh = _read_trimesh(path, data)
 
+    shape = np.shape(mesh.vertices)
+    if len(shape) != 2 or shape[1] != 3:
+        raise MeshError(
+            f"{path} has no usable vertices (they have {shape[-1] if shape else 0} coordinates, "
+            "not x, y, z): repair or re-export it"
+        )
     if not np.all(np.isfinite(mesh.vertices)):
         raise MeshError(f"{path} has NaN or infinite vertex coordinates: repair or re-export it")
     if scale is not None:

@@ -305,3 +305,14 @@ def test_reference_cube_loads_as_30mm_watertight_cube():
     assert np.all(edge_use_counts(cube.faces) == 2)
     assert volume(cube) == pytest.approx(SIDE**3, rel=1e-9)
     assert cube.name == "cube_3cm"
+
+
+@pytest.mark.parametrize("unit", [None, "m", "cm"])
+@pytest.mark.parametrize("text", [b"v 0\nf / / 0\n", b"v \nf / / 0\n"])
+def test_a_file_without_three_dimensional_vertices_is_refused_in_any_unit(tmp_path, text, unit):
+    """The long fuzz profile found `v 0` read as one vertex with one coordinate: with a unit the
+    scaling raised trimesh's ValueError instead of a MeshError."""
+    path = tmp_path / "bad.obj"
+    path.write_bytes(text)
+    with pytest.raises(MeshError, match="no usable vertices"):
+        load_object_mesh(path, unit=unit)
