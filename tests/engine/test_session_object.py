@@ -107,3 +107,22 @@ def test_bad_fields_are_refused_exactly(saved, change, problem):  # noqa: F811
     json_path, _ = saved
     edit_json(json_path, change)
     assert _refusal(json_path) == f"{json_path}: {problem}"
+
+
+def test_unit_and_default_status(saved):  # noqa: F811
+    json_path, _ = saved
+    edit_json(json_path, _object(unit="mm"))
+    edit_json(json_path, lambda d: d["results"][1].pop("status"))
+    s = load_session(json_path)
+    assert s.object_unit == "mm"
+    assert [t.status for t in s.trials] == ["cancelled", "done"]  # a missing status is done
+
+
+def test_a_trial_without_its_second_energy_array_is_refused(saved):  # noqa: F811
+    from tests.engine.test_session_validation import rewrite_npz
+
+    json_path, npz_path = saved
+    rewrite_npz(json_path, npz_path, lambda a: a.pop("t0/energy2"))
+    assert _refusal(json_path) == (
+        f"{json_path.name}'s arrays file: t0/energy2 must be (3, 4) finite floats (got nothing)"
+    )
