@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QLineEdit,
-    QMessageBox,
     QSlider,
     QStyle,
     QStyleOptionSlider,
@@ -399,45 +398,3 @@ def test_scrubber_and_transport_buttons_move_the_frame_shown(five_frames, qtbot)
 
 
 # --- saving and exports ------------------------------------------------------------------------
-def test_export_video_menu_dialogs_write_the_video(window, qtbot, tmp_path):
-    import imageio.v3 as iio
-
-    _run(window, qtbot, n_trials=1, frames=4)
-    window.model.select_trial(0)
-    path = tmp_path / "clip.gif"
-    seen: list = []
-    _answer_file_dialog(path, seen)
-
-    def options(dialog: QDialog) -> None:
-        # The size and frame-rate question after the file: accept what it proposes.
-        _click_button(dialog, "OK")
-
-    _when_modal(QDialog, options, seen, title="Export video")
-    _menu_item(window, qtbot, ["File", "Export video (MP4/GIF)…"])
-    qtbot.waitUntil(lambda: window.exports.video is None and path.exists(), timeout=LONG)
-    assert window.exports.last_export["error"] == "", window.exports.last_export
-    assert len(seen) == 2
-    frames = np.stack(list(iio.imiter(path)))
-    assert len(frames) == 4 and frames[0].std() > 5
-
-
-# --- closing -----------------------------------------------------------------------------------
-def test_closing_with_unsaved_results_asks_and_cancel_keeps_the_window(window, qtbot, monkeypatch):
-    monkeypatch.undo()  # the real question box, answered with a click
-    _run(window, qtbot, n_trials=1, frames=2)
-    assert window.doc.dirty
-    run = window.doc.run
-    seen: list = []
-    texts: list[str] = []
-
-    def cancel(box: QMessageBox) -> None:
-        texts.append(box.text())
-        _click_button(box, "Cancel")
-
-    _when_modal(QMessageBox, cancel, seen)
-    _focus_view(window, qtbot)
-    QTest.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: len(seen) == 1, timeout=SHORT)
-    assert "not saved" in texts[0]
-    assert window.isVisible() and window.doc.run is run
-    window.doc.dirty = False
