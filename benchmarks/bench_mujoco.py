@@ -58,8 +58,13 @@ def main() -> None:
         f"`.venv/bin/python benchmarks/bench_mujoco.py --repeats {args.repeats}` on "
         f"{platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()}); "
         f"load average (1/5/15 min) before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
-        f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f} (other engineers' jobs "
-        "shared the 2 cores). One nominal trial per grasp, E = 1e8 Pa, mu = 0.4, 20 N, "
+        f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f} "
+        + (
+            "(other jobs shared the 2 cores). "
+            if max(load_before[0], load_after[0]) > 1.5
+            else "(quiet: the load is this benchmark's own). "
+        )
+        + "One nominal trial per grasp, E = 1e8 Pa, mu = 0.4, 20 N, "
         "auto-open 20 mm, time step 0.5 ms; the model is compiled once per object (cached).",
         "",
         "| what | s |",
