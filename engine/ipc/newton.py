@@ -231,6 +231,26 @@ def _final_step(
     return trial, 1, objective.accept(trial)
 
 
+def _stop_with(
+    objective: Objective,
+    u: np.ndarray,
+    du: np.ndarray,
+    g: np.ndarray,
+    energy: float,
+    tol: float,
+    force_tol: float | None,
+) -> tuple[np.ndarray, float, int, bool] | None:
+    """None unless du (the step for gradient g at u) is converged: then u after the final step,
+    its energy, the energy evaluations spent, and whether to stop (False when the final step
+    grew the barrier stiffness: iterate on with the new energy)."""
+    if objective.step_norm(du) >= tol or not _balanced(objective, g, force_tol):
+        return None
+    u, n, changed = _final_step(objective, u, du, energy)
+    if changed:
+        energy = objective.energy(u)
+    return u, energy, n, not changed
+
+
 def newton_solve(
     objective: Objective,
     u_start: np.ndarray,
@@ -276,12 +296,12 @@ def newton_solve(
             raise SolverError(
                 "the Newton system produced NaN; the time step or stiffness is extreme"
             )
-        if objective.step_norm(du) < tol and _balanced(objective, g, force_tol):
-            u, n, changed = _final_step(objective, u, du, energy)
+        stop = _stop_with(objective, u, du, g, energy, tol, force_tol)
+        if stop is not None:
+            u, energy, n, done = stop
             evaluations += n
-            if not changed:
+            if done:
                 return NewtonResult(u, it, evaluations)
-            energy = objective.energy(u)  # a stiffer barrier: iterate on
             continue
         slope = float(g @ du)
         if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
@@ -313,12 +333,12 @@ def newton_solve(
             # Newton step; if even that is below tolerance, skip the assembly and factorization.
             g = objective.gradient(u)
             chord = factor.solve(-g)
-            if objective.step_norm(chord) < tol and _balanced(objective, g, force_tol):
-                u, n, changed = _final_step(objective, u, chord, energy)
+            stop = _stop_with(objective, u, chord, g, energy, tol, force_tol)
+            if stop is not None:
+                u, energy, n, done = stop
                 evaluations += n
-                if not changed:
+                if done:
                     return NewtonResult(u, it, evaluations)
-                energy = objective.energy(u)  # a stiffer barrier: iterate on
     raise SolverError(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol:g} m); "
         "try a smaller time step or a larger newton tolerance"
