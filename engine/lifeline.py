@@ -12,7 +12,10 @@ A killed driver runs no cleanup, so every worker kind ends itself:
 - `Reaper`, for process trees we do not start ourselves (a local Ray instance: GCS, raylet,
   agents and Ray's workers, which do not all end when their raylet dies): a small watcher
   process records the driver's descendants every `interval_s` and, when the driver is gone
-  without having said goodbye, kills those it saw (Linux /proc; elsewhere it is not started).
+  without having said goodbye, kills those it saw and every process that carries the reaper's
+  token in its environment (Linux /proc; elsewhere it is not started). The token catches what
+  the snapshots miss: a driver killed while ray.init runs leaves agents that the raylet started
+  between two snapshots, reparented to init once the raylet is killed.
 
 Only the standard library is imported here: the reaper runs this file as a script.
 """
@@ -33,6 +36,7 @@ log = logging.getLogger(__name__)
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 POLL_S = 0.5  # how often the fallback thread and the reaper look
+TOKEN_VAR = "IPCGRASP_REAPER_TOKEN"  # inherited by whatever the driver starts while watched
 
 
 def _kill_self() -> None:
@@ -154,9 +158,30 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def _reap(driver: int, interval_s: float) -> None:
+def carrying_token(token: str) -> list[int]:
+    """Pids of live processes whose environment holds `TOKEN_VAR=token` (Linux /proc; the
+    environment a process was started with, readable for this user's processes)."""
+    if not os.path.isdir("/proc"):
+        return []
+    needle = f"{TOKEN_VAR}={token}".encode()
+    found: list[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
+def _reap(driver: int, interval_s: float, token: str = "") -> None:
     """Reaper process body: watch `driver`'s descendants until stdin ends; if the driver is
-    gone by then (it was killed), kill every descendant seen (checked by start time)."""
+    gone by then (it was killed), kill every descendant seen (checked by start time) and every
+    process carrying `token` in its environment."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl+C is the driver's
     me = os.getpid()
     driver_start = _start_time(driver)
@@ -184,6 +209,10 @@ def _reap(driver: int, interval_s: float) -> None:
     if driver_alive():
         return  # a live driver closed the pipe: it did not ask for anything
     for _ in range(3):  # also what the seen processes start meanwhile
+        for pid in carrying_token(token) if token else []:
+            start = _start_time(pid)
+            if pid != me and start is not None:
+                seen.setdefault(pid, start)
         for pid in list(seen):
             if _start_time(pid) != seen[pid]:
                 del seen[pid]
@@ -208,6 +237,7 @@ class Reaper:
     def __init__(self, interval_s: float = POLL_S) -> None:
         self.interval_s = interval_s
         self.process: subprocess.Popen | None = None
+        self._saved_token: str | None = None
 
     def start(self) -> bool:
         """Start the watcher process; False where it cannot run (no /proc, frozen app)."""
@@ -219,12 +249,18 @@ class Reaper:
         ):
             log.info("no reaper for child processes on this platform")
             return False
+        token = f"{os.getpid()}-{os.urandom(8).hex()}"
+        env = {k: v for k, v in os.environ.items() if k != TOKEN_VAR}
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", script, str(os.getpid()), str(self.interval_s)],
+            [sys.executable, "-I", "-S", script, str(os.getpid()), str(self.interval_s), token],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
+            env=env,
             start_new_session=True,  # the terminal's signals are not its business
         )
+        # Set after the reaper started, so the reaper itself does not carry it.
+        self._saved_token = os.environ.get(TOKEN_VAR)
+        os.environ[TOKEN_VAR] = token
         return True
 
     def stop(self) -> None:
@@ -232,6 +268,10 @@ class Reaper:
         proc, self.process = self.process, None
         if proc is None or proc.stdin is None:
             return
+        if self._saved_token is None:
+            os.environ.pop(TOKEN_VAR, None)
+        else:
+            os.environ[TOKEN_VAR] = self._saved_token
         with contextlib.suppress(OSError):
             proc.stdin.write(b"done")
             proc.stdin.close()
@@ -247,4 +287,4 @@ class Reaper:
 
 
 if __name__ == "__main__":  # the reaper process (Reaper.start)
-    _reap(int(sys.argv[1]), float(sys.argv[2]))
+    _reap(int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "")

@@ -41,6 +41,25 @@ def middle(kind: str) -> None:
         child.start()
         pids = [child.pid]
         time.sleep(2.0)  # the child is up and watching
+    elif kind == "reaper-orphan":
+        # What a raylet killed while starting its agents leaves: a process reparented to init
+        # before any snapshot saw it (the snapshot interval is longer than the test).
+        reaper = lifeline.Reaper(interval_s=60.0)
+        assert reaper.start()
+        starter = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import subprocess, sys; "
+                "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], "
+                "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True); "
+                "print(p.pid)",
+            ],
+            capture_output=True,
+            check=True,
+        )
+        pids = [int(starter.stdout)]
+        assert pids[0] not in lifeline.descendants(os.getpid())  # an orphan now
     else:  # "reaper" / "reaper-stopped": a tree that ignores its parent's death
         reaper = lifeline.Reaper(interval_s=0.2)
         assert reaper.start()
@@ -97,6 +116,22 @@ def test_a_child_dies_with_its_killed_parent(kind):
 
 def test_the_reaper_kills_a_tree_that_outlives_its_killed_driver():
     assert run_and_kill("reaper") == []
+
+
+def test_the_reaper_kills_an_orphan_started_between_two_snapshots():
+    """Ray's agents started while ray.init ran, then reparented: found by the environment."""
+    assert run_and_kill("reaper-orphan") == []
+
+
+def test_the_token_leaves_the_environment_after_stop():
+    reaper = lifeline.Reaper()
+    assert reaper.start()
+    token = os.environ[lifeline.TOKEN_VAR]
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as proc:
+        assert lifeline.carrying_token(token) == [proc.pid]  # not the reaper, not this process
+        proc.kill()
+    reaper.stop()
+    assert lifeline.TOKEN_VAR not in os.environ
 
 
 def test_after_a_clean_stop_the_reaper_kills_nothing():
