@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ParameterError
-from engine.gripper.pad_geometry import PAD_PRESETS, PadOutline, pad_outline
+from engine.gripper.pad_names import PAD_PRESETS
 from engine.schema import check_fields, param, to_dict
+
+if TYPE_CHECKING:  # numpy loads with the outlines, not with the flags (`ipcgrasp CMD --help`)
+    from engine.gripper.pad_geometry import PadOutline
 
 TORSION_MODELS = ("disc", "dexnet", "none")
 ANALYTIC_PADS = (*PAD_PRESETS, "reach_hexagon")
@@ -34,15 +35,24 @@ SIXDLS_VARIANTS = (
 # REACH pad outline, area_contact_generator.yaml "geometry" in units of radius = 0.01 m, in the
 # same (a, b) pad frame as pad_geometry (a towards the fingertip, b lateral), counter-clockwise.
 _REACH_RADIUS_M = 0.01
-_REACH_HEXAGON = np.array(
-    [[-1.75, -1.0], [0.5, -1.0], [1.0, -0.5], [1.0, 0.5], [0.5, 1.0], [-1.75, 1.0]]
+_REACH_HEXAGON = (
+    (-1.75, -1.0),
+    (0.5, -1.0),
+    (1.0, -0.5),
+    (1.0, 0.5),
+    (0.5, 1.0),
+    (-1.75, 1.0),
 )
 _PAD_THICKNESS_M = 0.003
 
 
 def reach_hexagon() -> PadOutline:
     """The REACH hexagonal approximation of the YuMi D-pad (525 mm^2)."""
-    return PadOutline("reach_hexagon", _REACH_HEXAGON * _REACH_RADIUS_M, _PAD_THICKNESS_M)
+    import numpy as np
+
+    from engine.gripper.pad_geometry import PadOutline
+
+    return PadOutline("reach_hexagon", np.array(_REACH_HEXAGON) * _REACH_RADIUS_M, _PAD_THICKNESS_M)
 
 
 @dataclass(frozen=True)
@@ -199,6 +209,8 @@ class AnalyticParams:
         """The pad outline in the (a, b) pad frame."""
         if self.pad == "reach_hexagon":
             return reach_hexagon()
+        from engine.gripper.pad_geometry import pad_outline
+
         return pad_outline(self.pad, self.pad_edge_length_m)
 
     def torsion_coefficient_m(self) -> float:

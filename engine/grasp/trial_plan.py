@@ -12,12 +12,15 @@ sample k and the simulator's trial k share one offset (common random numbers).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
-from engine.grasp.grasp import Grasp, Perturbation, sample_perturbations
 from engine.schema import check_fields, param
+
+if TYPE_CHECKING:  # numpy loads with the planning, not with TrialSpec's flags (CMD --help)
+    import numpy as np
+
+    from engine.grasp.grasp import Grasp, Perturbation
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ def plan_trials(grasp: Grasp, spec: TrialSpec) -> list[PlannedTrial]:
 def perturbed_trials(grasp: Grasp, spec: TrialSpec) -> list[PlannedTrial]:
     """N perturbed poses whatever N is (0 allowed): robustness sampling, e.g. the analytic
     models' samples, which share trial k's offset with the simulator's trial k."""
+    from engine.grasp.grasp import sample_perturbations
+
     perturbations = sample_perturbations(
         spec.n_trials, spec.seed, spec.translation_sigma_m, spec.rotation_sigma_rad
     )

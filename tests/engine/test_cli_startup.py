@@ -2,8 +2,9 @@
 
 The top-level command imports no command module and none of the heavy libraries (trimesh, numba,
 scipy, cvxpy, ipctk, Qt, numpy); a command's `--help` imports its own module and none of the
-heavy libraries either, except numpy where its flags come from parameter dataclasses whose
-modules import numpy. Import sets, not times, are tested (times: benchmarks/bench_cli_startup.py).
+heavy libraries either, numpy included (the parameter dataclasses its flags come from, TrialSpec
+and AnalyticParams, import numpy only where they compute). Import sets, not times, are tested
+(times: benchmarks/bench_cli_startup.py).
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("trimesh", "numba", "scipy", "cvxpy", "ipctk", "PySide6", "mujoco", "numpy")
 # Also kept out of every `CMD --help` (they load with the solver, the plots or the Ray backend).
 HEAVY_FOR_HELP = (*HEAVY, "networkx", "matplotlib", "ray", "osqp", "clarabel")
-# numpy is unavoidable for these: their flags come from TrialSpec (engine.grasp.trial_plan) or
-# AnalyticParams (engine.analytic.params), whose modules import numpy (~0.1 s). Every other
-# command stays numpy-free (SimulationParams' flags alone, as calibrate-psi's, need none).
-NUMPY_FOR_FLAGS = {"simulate", "analyze", "batch", "grid", "sample"}
 
 CHILD = """
 import json, sys
@@ -64,8 +61,7 @@ def _commands() -> list[str]:
 def test_command_help_imports_nothing_heavy(name):
     from engine.cli.commands import COMMANDS
 
-    heavy = tuple(m for m in HEAVY_FOR_HELP if not (m == "numpy" and name in NUMPY_FOR_FLAGS))
-    out = _run_child([name, "--help"], heavy)
+    out = _run_child([name, "--help"], HEAVY_FOR_HELP)
     lines = out.stdout.strip().splitlines()
     # The command's own parser answered (its usage line), not the top-level one.
     assert lines[0].startswith(f"usage: ipcgrasp {name} "), lines[0]
