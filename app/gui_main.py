@@ -65,8 +65,9 @@ def gui_main(argv: list[str]) -> int:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:
         print(
-            f"ipcgrasp gui: the desktop app needs the gui extra ({exc}); install it with "
-            "pip install 'ipcgrasp[gui]'",
+            f"ipcgrasp gui: the desktop app needs the gui extra ({exc}); install it from the "
+            "checkout with pip install '.[gui]' (or the built wheel: pip install "
+            "'dist/ipcgrasp-<version>-py3-none-any.whl[gui]'; ipcgrasp is not on PyPI)",
             file=sys.stderr,
         )
         return 2

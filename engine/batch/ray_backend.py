@@ -42,7 +42,8 @@ def import_ray() -> Any:
         import ray
     except ImportError as exc:
         raise ParameterError(
-            "--backend ray needs Ray: pip install 'ipcgrasp[ray]' (or 'ray[default]'), or use "
+            "--backend ray needs Ray: pip install 'ray[default]' (or, from the checkout, "
+            "pip install '.[ray]'), or use "
             f"--backend local ({exc})"
         ) from exc
     return ray

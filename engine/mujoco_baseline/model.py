@@ -41,8 +41,8 @@ def import_mujoco() -> Any:
         import mujoco
     except ImportError as exc:
         raise ImportError(
-            "the MuJoCo baseline needs the `mujoco` package: pip install 'ipcgrasp[mujoco]' "
-            "(or pip install mujoco)"
+            "the MuJoCo baseline needs the `mujoco` package: pip install mujoco (or, from the "
+            "checkout, pip install '.[mujoco]')"
         ) from exc
     return mujoco
 
