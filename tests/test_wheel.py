@@ -314,6 +314,8 @@ def test_command_line_runs_from_the_wheel(installed):
     )
     assert sim.returncode == 0, sim.stderr[-3000:]
     assert "robustness R = 1.000" in sim.stdout
+    # A fresh install's first simulation says why it takes longer (numba compiles the kernels).
+    assert "compiling the elastic kernels, once per install" in sim.stderr
     with out.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 1

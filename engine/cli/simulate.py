@@ -100,6 +100,16 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
+    from engine.grasp.warmup import kernels_cold
+    from engine.numba_cache import cache_dir
+
+    if kernels_cold():  # a fresh install: say why the first trial takes longer
+        print(
+            "ipcgrasp simulate: compiling the elastic kernels, once per install (seconds; "
+            f"cached in {cache_dir() or 'numba cache'}; `ipcgrasp warmup` does it ahead)",
+            file=sys.stderr,
+            flush=True,
+        )
     results = []
     try:
         for result in run_trials(obj, grasp, params, spec, on_frame):

@@ -38,3 +38,27 @@ def warm_up() -> tuple[int, int]:
             loaded += sum(stats.cache_hits.values())
             compiled += sum(stats.cache_misses.values())
     return compiled, loaded
+
+
+def kernels_cold() -> bool:
+    """True when numba's cache folder holds none of the elastic kernels for this install (a
+    fresh install, or its source changed): the first simulation then compiles them, seconds.
+    Compiles nothing. False when numba's cache internals are not the ones this reads.
+
+    All or nothing: the kernels of one module share its source stamp, and a simulation with the
+    default settings uses most of them (the other Hessian projections' few are compiled when
+    first chosen, without a word)."""
+    indexes = 0
+    for kernel in vars(neohookean).values():
+        load = getattr(
+            getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_load_index", None
+        )
+        if load is None:
+            continue
+        try:
+            if load():  # {} when the index is missing or stale (the source changed)
+                return False
+        except Exception:
+            return False
+        indexes += 1
+    return indexes > 0

@@ -86,6 +86,18 @@ def test_numba_saves_and_loads_kernels_in_the_folder(tmp_path):
     assert paths and all(p.startswith(str(folder)) for p in paths), paths
 
 
+COLD = "from engine.grasp.warmup import kernels_cold; print(kernels_cold())"
+
+
+def test_a_cold_cache_is_told_apart_without_compiling(tmp_path):
+    """`simulate` says it compiles when the folder holds none of the kernels (a fresh install)."""
+    env = _child_env(tmp_path)
+    cold = _run(COLD, env)
+    assert cold.splitlines()[-1] == "True" and "data saved" not in cold, cold
+    _run(ENERGY, env)  # one kernel compiled and cached: no longer a fresh install
+    assert _run(COLD, env).splitlines()[-1] == "False"
+
+
 @pytest.mark.slow
 def test_warmup_compiles_what_a_simulation_needs(tmp_path):
     env = _child_env(tmp_path)
@@ -109,3 +121,4 @@ def test_warmup_compiles_what_a_simulation_needs(tmp_path):
     assert sim.returncode == 0, sim.stderr
     # The simulation compiled nothing: every kernel came from the warm-up's cache.
     assert "data saved" not in sim.stdout and "data loaded" in sim.stdout
+    assert "compiling the elastic kernels" not in sim.stderr
