@@ -64,6 +64,18 @@ def run(args: argparse.Namespace) -> int:
             if option == "frames" and not str(value).endswith(".npz"):
                 value = f"{value}.npz"
             refuse_existing(value, force, "--force")
+    # Before anything runs a kernel (the grasp checks build the pads): a fresh install's
+    # first simulation says why it takes longer.
+    from engine.grasp.warmup import kernels_cold
+    from engine.numba_cache import cache_dir
+
+    if kernels_cold():
+        print(
+            "ipcgrasp simulate: compiling the elastic kernels, once per install (seconds; "
+            f"cached in {cache_dir() or 'numba cache'}; `ipcgrasp warmup` does it ahead)",
+            file=sys.stderr,
+            flush=True,
+        )
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, params)
     check_grasp(obj, grasp, params)
@@ -100,16 +112,6 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
-    from engine.grasp.warmup import kernels_cold
-    from engine.numba_cache import cache_dir
-
-    if kernels_cold():  # a fresh install: say why the first trial takes longer
-        print(
-            "ipcgrasp simulate: compiling the elastic kernels, once per install (seconds; "
-            f"cached in {cache_dir() or 'numba cache'}; `ipcgrasp warmup` does it ahead)",
-            file=sys.stderr,
-            flush=True,
-        )
     results = []
     try:
         for result in run_trials(obj, grasp, params, spec, on_frame):
