@@ -298,6 +298,23 @@ def test_other_engine_and_app_keep_working_next_to_ipcgrasp(installed):
 
 
 @pytest.mark.slow
+def test_every_module_of_the_wheel_imports_without_top_level_names(installed):
+    """Each module of the installed package imports (Qt's and pyvista's too, no display needed),
+    and none of them pulls in a top-level `engine` or `app` (here: the other distributions')."""
+    pytest.importorskip("PySide6")
+    code = (
+        "import importlib, pkgutil, sys, ipcgrasp\n"
+        "names = [m.name for m in pkgutil.walk_packages(ipcgrasp.__path__, 'ipcgrasp.')]\n"
+        "for name in names: importlib.import_module(name)\n"
+        "print(len(names), sorted(n for n in sys.modules if n.split('.')[0] in ('engine', 'app')))"
+    )
+    result = installed.run(installed.python, "-c", code)
+    assert result.returncode == 0, result.stderr[-3000:]
+    count, top_level = result.stdout.strip().split(" ", 1)
+    assert int(count) == len(hook.module_names(REPO)) and top_level == "[]"
+
+
+@pytest.mark.slow
 def test_command_line_runs_from_the_wheel(installed):
     from engine.cli.commands import COMMANDS
 
