@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
     ask_replace_action: QAction
     forces_action: QAction
     force_mode_actions: dict[str, QAction]
+    side_by_side_action: QAction
     recent_menu: QMenu
     color_combo: QComboBox
 
@@ -153,7 +154,10 @@ class MainWindow(QMainWindow):
             self.model, self.viewport, self.ui, self.sessions.confirm_discard,
             self.undo_stack.clear, self._set_title, self.recent_menu,
         )  # fmt: skip
-        self.compare = CompareController(self.model, self.compare_label, self.ui)
+        self.compare = CompareController(
+            self.model, self.compare_label, self.ui, lambda: self.scene.compare_view
+        )
+        self.side_by_side_action.toggled.connect(lambda _on: self.compare.refresh())
         self.datasets = DataSetController(
             self.model, self.dataset_dock, self.viewport, self.opening, self.editing, self.runs,
             self.sim, self.ui, self.sessions.confirm_discard,

@@ -7,7 +7,15 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QLabel, QStyle, QToolBar
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLabel,
+    QSpinBox,
+    QStyle,
+    QToolBar,
+)
 
 from app import settings as app_settings
 
@@ -170,6 +178,20 @@ def build_menus(w: Any) -> None:
         modes.addAction(a)
         view.addAction(a)
         w.force_mode_actions[mode] = a
+    # A pinned trial (compare runs) outlined over the shown one, or side by side with it.
+    w.side_by_side_action = action(
+        "Compare &side by side", lambda: None, "Ctrl+Shift+K",
+        "With a trial pinned for comparison: draw it beside the shown trial (the view split in "
+        "two halves with one camera, each titled with its run and the parameters that differ) "
+        "instead of outlined over it (Ctrl+Shift+K)",
+    )  # fmt: skip
+    w.side_by_side_action.setCheckable(True)
+    w.side_by_side_action.toggled.connect(
+        lambda on: w.scene.set_compare_view("side" if on else "overlay")
+    )
+    view.addAction(w.side_by_side_action)
+    sim.addAction(w.side_by_side_action)  # beside Pin trial / End comparison too
+    _remember_view_choices(w)
     camera = view.addMenu("&Camera")
     w.camera_actions = {}
     for name, text, key in (
@@ -190,6 +212,32 @@ def build_menus(w: Any) -> None:
     help_menu.addAction(w.help_action)
     _toolbar(w)
     _shortcuts(w)
+
+
+def _remember_view_choices(w: Any) -> None:
+    """Restore the contact forces (off, per point, per pad and patch) and the comparison's
+    view of the last session, and save them whenever they change (app/settings.py)."""
+    key, allowed, default = app_settings.CONTACT_FORCES
+    forces = app_settings.choice(key, allowed, default)
+    if forces != "off":
+        w.force_mode_actions[forces].setChecked(True)
+        w.forces_action.setChecked(True)
+    key_view, allowed_view, default_view = app_settings.COMPARE_VIEW
+    w.side_by_side_action.setChecked(
+        app_settings.choice(key_view, allowed_view, default_view) == "side"
+    )
+
+    def save_forces(*_args: Any) -> None:
+        on = w.forces_action.isChecked()
+        mode = next((m for m, a in w.force_mode_actions.items() if a.isChecked()), "points")
+        app_settings.set_choice(key, mode if on else "off")
+
+    w.forces_action.toggled.connect(save_forces)
+    for a in w.force_mode_actions.values():
+        a.toggled.connect(save_forces)
+    w.side_by_side_action.toggled.connect(
+        lambda on: app_settings.set_choice(key_view, "side" if on else "overlay")
+    )
 
 
 def _toolbar(w: Any) -> None:
@@ -282,6 +330,12 @@ class _FieldKeys(QObject):
             return False
         if not isinstance(obj, QAbstractSpinBox) or not isinstance(event, QKeyEvent):
             return False
+        if kind == QEvent.Type.ShortcutOverride and self._window_undo_key(event):
+            # Ctrl+Z / Ctrl+Shift+Z in a field whose value is committed (Enter pressed, or
+            # unchanged) undo the app's last edit instead of the field's text: not accepted
+            # by the field, the window's Undo / Redo action takes the key. While the user is
+            # typing an uncommitted value, the field keeps undoing its own text.
+            return not _uncommitted(obj)
         if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             return False
         if event.key() == Qt.Key.Key_Space:
@@ -298,3 +352,24 @@ class _FieldKeys(QObject):
                 log_it=False,
             )
         return False
+
+    def _window_undo_key(self, event: QKeyEvent) -> bool:
+        """Whether `event` is a key of the window's Undo or Redo action."""
+        pressed = QKeySequence(event.keyCombination())
+        keys = [*self.w.undo_action.shortcuts(), *self.w.redo_action.shortcuts()]
+        return any(pressed.matches(k) == QKeySequence.SequenceMatch.ExactMatch for k in keys)
+
+
+def _uncommitted(box: QAbstractSpinBox) -> bool:
+    """Whether `box` shows typed text that Enter or leaving the field has not committed."""
+    if isinstance(box, QSpinBox):
+        value: str = box.textFromValue(box.value())
+    elif isinstance(box, QDoubleSpinBox):
+        value = box.textFromValue(box.value())
+    else:
+        return True  # unknown field: it keeps its own keys
+    if box.specialValueText() and box.value() == box.minimum():
+        shown = box.specialValueText()
+    else:
+        shown = box.prefix() + value + box.suffix()
+    return box.text() != shown

@@ -1,5 +1,6 @@
 """Persistent preferences (QSettings): recent files, window layout, dialogs not to show again,
-the length unit and the body chosen for each mesh file opened."""
+view choices (contact forces off / per point / per patch, how a compared run is drawn), the
+length unit and the body chosen for each mesh file opened."""
 
 from __future__ import annotations
 
@@ -48,6 +49,23 @@ def ask_before_replacing_results() -> bool:
 def set_ask_before_replacing_results(ask: bool) -> None:
     """Remember whether Simulate asks before replacing unsaved results."""
     settings().setValue("ask_before_replacing_results", "true" if ask else "false")
+
+
+def choice(key: str, allowed: tuple[str, ...], default: str) -> str:
+    """A view choice remembered between sessions (one of `allowed`; `default` when none was
+    saved or the saved one is not allowed any more)."""
+    value = settings().value(key, default)
+    return str(value) if str(value) in allowed else default
+
+
+def set_choice(key: str, value: str) -> None:
+    """Remember a view choice."""
+    settings().setValue(key, value)
+
+
+# View choices remembered between sessions: key, allowed values, default.
+CONTACT_FORCES = ("contact_forces", ("off", "points", "patches"), "off")
+COMPARE_VIEW = ("compare_view", ("overlay", "side"), "overlay")
 
 
 class FileChoice:

@@ -18,6 +18,7 @@ import pyvista as pv
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 from pyvistaqt import QtInteractor
+from vtkmodules.vtkRenderingAnnotation import vtkCornerAnnotation
 from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 from app.force_arrows import ForceArrowLayer
@@ -90,6 +91,12 @@ class Viewport(QObject):
         self._object_faces: np.ndarray | None = None  # the faces shown (same mesh: move it)
         self._ground_size = 0.0
         self._ghost_polys: list[pv.PolyData] = []  # a pinned trial's pads (compare runs)
+        # Side by side (compare runs): the pinned trial in a renderer of its own, right half.
+        self.side_renderer: pv.Renderer | None = None
+        self._side_polys: list[pv.PolyData] = []
+        self._side_actors: dict[str, pv.Actor] = {}
+        self._side_text: vtkCornerAnnotation | None = None
+        self._side_observer: int | None = None
         self._pad_polys: list[pv.PolyData] = []
         self._pad_actors: list[pv.Actor] = []
         self._plate_actors: list[pv.Actor] = []
@@ -189,6 +196,7 @@ class Viewport(QObject):
         if self._shows_mesh_of(obj):
             self._move_object(obj)
             return
+        self.end_side_by_side()
         p.clear_actors()
         self.clear_forces()
         self._glyph_indices, self.glyph_polys, self._ghost_polys = {}, {}, []
@@ -230,6 +238,7 @@ class Viewport(QObject):
         self.clear_forces()
         self.clear_grasp_preview()
         self.show_ghost(None)  # its object copy rests as before
+        self.end_side_by_side()
         self._update_scalar_bar(False)
         v = np.asarray(obj.vertices, dtype=float)
         self._object_poly.points = v
@@ -455,6 +464,144 @@ class Viewport(QObject):
     def ghost_pad_points(self) -> list[np.ndarray]:
         """The ghost pads' vertices as drawn (tests)."""
         return [np.asarray(poly.points) for poly in self._ghost_polys]
+
+    # --- side by side (compare runs) -----------------------------------------------------
+    def show_side_by_side(
+        self,
+        pad_faces: np.ndarray,
+        pad_vertices: tuple[np.ndarray, np.ndarray],
+        object_pose: np.ndarray,
+        plate_matrices: tuple[np.ndarray, np.ndarray] | None,
+        fields: tuple[np.ndarray, np.ndarray] | None,
+        titles: tuple[str, str],
+        label: str,
+    ) -> None:
+        """A pinned trial's pads, plates and object at their frame in the right half of the
+        view, beside the shown trial (left half), both seen by one camera: `titles` (shown,
+        pinned) name each run and what differs, `label` the pinned frame's time and forces.
+        Its pads are coloured as the shown ones, on the shown trial's scale."""
+        if self._object_actor is None or len(self._pad_actors) != 2:
+            return
+        self.show_ghost(None)
+        side = self.side_renderer or self._make_side_renderer()
+        if len(self._side_polys) != 2 or self._side_polys[0].n_points != len(pad_vertices[0]):
+            for k in (0, 1):
+                side.remove_actor(f"side_pad{k}", render=False)
+            self._side_polys = []
+            for k in (0, 1):
+                poly = _polydata(pad_vertices[k], pad_faces)
+                poly.point_data["field"] = np.zeros(poly.n_points)
+                mapper = pv.DataSetMapper(poly)
+                mapper.lookup_table = self._pad_actors[0].mapper.lookup_table
+                mapper.SetScalarModeToUsePointFieldData()
+                mapper.SelectColorArray("field")
+                actor = pv.Actor(mapper=mapper)
+                actor.prop = self._pad_actors[0].prop.copy()
+                side.add_actor(actor, name=f"side_pad{k}", pickable=False, render=False)
+                self._side_actors[f"pad{k}"] = actor
+                self._side_polys.append(poly)
+        colored = fields is not None and self.color_mode != "none"
+        for k in (0, 1):
+            poly = self._side_polys[k]
+            poly.points = np.asarray(pad_vertices[k], dtype=float)
+            actor = self._side_actors[f"pad{k}"]
+            actor.prop.color = PAD_COLOR
+            actor.mapper.scalar_visibility = colored
+            if colored and fields is not None:
+                poly.point_data["field"] = np.asarray(fields[k], dtype=float)
+                actor.mapper.scalar_range = (0.0, self._field_max)
+            plate = self._side_actors[f"plate{k}"]
+            plate.visibility = plate_matrices is not None
+            if plate_matrices is not None:
+                plate.user_matrix = plate_matrices[k]
+        self._side_actors["object"].user_matrix = np.asarray(object_pose, dtype=float)
+        self._remove_actor("side_title")
+        self._add_text(
+            titles[0], position="upper_left", font_size=10, name="side_title", color="#222222"
+        )
+        assert self._side_text is not None
+        self._side_text.SetText(2, titles[1])  # upper left
+        self._side_text.SetText(0, label)  # lower left
+        self.request_render()
+
+    def _make_side_renderer(self) -> pv.Renderer:
+        """The right half's renderer: the scene's camera and lights, its ground and object
+        drawn by the scene's own mappers, and the scene's plates' shapes."""
+        main = self.plotter.renderer
+        side = pv.Renderer(self.plotter, border=True, border_color="#9a9a9a", border_width=2.0)
+        side.set_background(BACKGROUND[0], top=BACKGROUND[1])
+        side.InteractiveOff()  # mouse events go to the scene's renderer: one camera turns both
+        side.SetActiveCamera(main.GetActiveCamera())
+        self._side_observer = main.AddObserver(
+            "StartEvent", lambda *_: side.SetActiveCamera(main.GetActiveCamera())
+        )
+        side.AutomaticLightCreationOff()
+        lights = main.GetLights()
+        lights.InitTraversal()
+        for _ in range(lights.GetNumberOfItems()):
+            side.AddLight(lights.GetNextItem())
+        actors = main.actors
+        self._side_actors = {}
+        for name in ("ground", "ground_grid", "object", "plate0", "plate1"):
+            source = actors.get(name)
+            if source is None:
+                continue
+            copy = pv.Actor(mapper=source.mapper)
+            copy.prop = source.prop.copy()
+            side.add_actor(copy, name=f"side_{name}", pickable=False, render=False)
+            self._side_actors[name] = copy
+        text = vtkCornerAnnotation()
+        text.SetMaximumFontSize(14)
+        text.GetTextProperty().SetColor(*pv.Color("#222222").float_rgb)
+        side.AddViewProp(text)
+        self._side_text = text
+        window = self.plotter.render_window
+        assert window is not None  # until close()
+        window.AddRenderer(side)
+        main.SetViewport(0.0, 0.0, 0.5, 1.0)
+        side.SetViewport(0.5, 0.0, 1.0, 1.0)
+        self.forces.renderer.SetViewport(0.0, 0.0, 0.5, 1.0)
+        self.side_renderer = side
+        self._side_polys = []
+        return side
+
+    def end_side_by_side(self) -> None:
+        """Back to one view of the whole window."""
+        side = self.side_renderer
+        if side is None:
+            return
+        main = self.plotter.renderer
+        if self._side_observer is not None:
+            main.RemoveObserver(self._side_observer)
+        window = self.plotter.render_window
+        if window is not None:
+            window.RemoveRenderer(side)
+        main.SetViewport(0.0, 0.0, 1.0, 1.0)
+        self.forces.renderer.SetViewport(0.0, 0.0, 1.0, 1.0)
+        self._remove_actor("side_title")
+        self.side_renderer, self._side_observer, self._side_text = None, None, None
+        self._side_polys, self._side_actors = [], {}
+        self.request_render()
+
+    def pad_points(self) -> list[np.ndarray]:
+        """The shown pads' vertices as drawn (tests)."""
+        return [np.asarray(poly.points) for poly in self._pad_polys]
+
+    def side_pad_points(self) -> list[np.ndarray]:
+        """The pinned trial's pads as drawn side by side (tests)."""
+        return [np.asarray(poly.points) for poly in self._side_polys]
+
+    def side_object_pose(self) -> np.ndarray | None:
+        """The pinned trial's object pose as drawn side by side (tests)."""
+        actor = self._side_actors.get("object")
+        return None if actor is None else np.asarray(actor.user_matrix)
+
+    def side_titles(self) -> tuple[str, str]:
+        """The two halves' titles (shown, pinned) and the pinned frame's label (tests)."""
+        actor = self.plotter.renderer.actors.get("side_title")
+        left = "" if actor is None else str(actor.GetText(2))
+        right = "" if self._side_text is None else str(self._side_text.GetText(2))
+        return left, right
 
     def set_field_range(self, vmax: float) -> None:
         """Top of the pads' colour scale."""

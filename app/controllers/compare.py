@@ -4,6 +4,7 @@ listed above the runs table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.model import AppModel
@@ -16,10 +17,13 @@ class CompareController:
     `label` (a QLabel above the runs table) says what the shown run is compared with and what
     differs; it is hidden when nothing is pinned."""
 
-    def __init__(self, model: AppModel, label: Any, ui: Any) -> None:
+    def __init__(
+        self, model: AppModel, label: Any, ui: Any, view: Callable[[], str] = lambda: "overlay"
+    ) -> None:
         self.model = model
         self.label = label
         self.ui = ui
+        self.view = view  # how the view draws the pinned trial: "overlay" or "side"
         for event in (model.pinned_changed, model.run_started, model.run_loaded):
             event.connect(lambda *_a: self.refresh())
         model.document_changed.connect(lambda _doc: self.refresh())
@@ -51,7 +55,8 @@ class CompareController:
         if pinned is None:
             return ""
         changes = self.model.comparison()
-        head = f"Compared with {pinned.label} (dashed in the plots, outlined in the view)"
+        where = "beside the shown run" if self.view() == "side" else "outlined"
+        head = f"Compared with {pinned.label} (dashed in the plots, {where} in the view)"
         if not changes:
             return f"{head}: same parameters and grasp"
         return f"{head}; differs in: " + "; ".join(changes)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
-from app.model.compare import PinnedTrial
+from app.model.compare import COMPARE_VIEWS, PinnedTrial, side_labels
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
 from engine.io.session import TrialRecord
 
@@ -49,6 +49,9 @@ class SceneController(QObject):
         self._timeline_dirty = False  # frames arrived for the shown trial
         self.show_forces = False  # contact-force arrows on the shown frame (View menu)
         self.force_mode = "points"  # per contact point or "patches" (app.model.forces.MODES)
+        # A pinned trial (compare runs): "overlay" outlines it over the shown trial, "side"
+        # draws it beside it (app.model.compare.COMPARE_VIEWS).
+        self.compare_view = "overlay"
         # What the arrows' scale is chosen from: (trial key, frames seen, their sizes).
         self._force_sizes: tuple[tuple, int, ForceSizes] | None = None
         model.document_changed.connect(self._on_document)
@@ -140,6 +143,7 @@ class SceneController(QObject):
         self._shown = None
         if pinned is None:
             self.viewport.show_ghost(None)
+            self.viewport.end_side_by_side()
 
     def _on_frame_added(self, trial: int, index: int) -> None:
         # Widgets are refreshed from the display tick, not per frame: every repaint also
@@ -169,6 +173,7 @@ class SceneController(QObject):
         m.mode = "edit"
         self._shown = None
         self.viewport.show_ghost(None)  # a pinned trial is drawn beside frames only
+        self.viewport.end_side_by_side()
         self.viewport.clear_forces()  # forces belong to simulated frames
         valid = m.grasp_valid is not False
         self.viewport.show_open_gripper(shapes, m.doc.grasp, valid, "" if valid else m.grasp_reason)
@@ -261,6 +266,20 @@ class SceneController(QObject):
         """How an exported video draws `rec`'s forces: as the view does, if it does."""
         return self.force_view(rec) if self.show_forces else None
 
+    def set_compare_view(self, view: str) -> None:
+        """Draw a pinned trial "overlay" (outlined over the shown trial) or "side" (beside it,
+        in a half of the view of its own with the same camera)."""
+        if view not in COMPARE_VIEWS:
+            raise ValueError(f"compare view must be one of {COMPARE_VIEWS}, got {view!r}")
+        self.compare_view = view
+        self._shown = None
+        if view == "overlay":
+            self.viewport.end_side_by_side()
+        else:
+            self.viewport.show_ghost(None)
+        if self.model.mode == "play":
+            self._show_timeline_frame()
+
     def set_color_mode(self, mode: str) -> None:
         """Colour the pads by "none", "energy" or "displacement"."""
         self.viewport.color_mode = mode
@@ -282,7 +301,7 @@ class SceneController(QObject):
             return
         mode = self.viewport.color_mode
         forces = (self.show_forces, self.force_mode)
-        key = (d.run.run_id, m.trial, index, mode, id(m.pinned), forces)
+        key = (d.run.run_id, m.trial, index, mode, id(m.pinned), forces, self.compare_view)
         if key == self._shown:
             return
         self._shown = key
@@ -313,7 +332,50 @@ class SceneController(QObject):
             self.viewport.clear_forces()
         pinned = m.pinned
         k = -1 if pinned is None else pinned.frame_at(f.time_s)
-        if pinned is not None and k >= 0:
-            g = pinned.record.frames[k]
-            self.viewport.show_ghost(pinned.pad_faces, g.pad_vertices, g.object_pose)
+        if pinned is not None and k >= 0 and self.compare_view == "side":
+            self._show_side_by_side(pinned, k, d.run, mode)
+        elif pinned is not None and k >= 0:
+            self.viewport.show_ghost(pinned.pad_faces, pinned.record.frames[k].pad_vertices,
+                                     pinned.record.frames[k].object_pose)  # fmt: skip
         self.frame_displayed.emit(m.trial, index)
+
+    def _show_side_by_side(self, pinned: PinnedTrial, k: int, run: Run, mode: str) -> None:
+        """The pinned trial's frame `k` (nearest the shown frame's time) beside the shown one,
+        each half titled with its run and the values of the parameters that differ."""
+        m = self.model
+        g = pinned.record.frames[k]
+        shapes = m.pads.shapes
+        plates = None
+        # The plates are drawn with the current gripper's shapes: only when the pinned run
+        # used the same pad and opening (else its pads and object are drawn alone).
+        same_gripper = shapes is not None and (
+            pinned.pad_faces.shape == np.asarray(shapes.pad_faces).shape
+            and pinned.params.open_width_m == run.params.open_width_m
+        )
+        if shapes is not None and same_gripper:
+            rec = pinned.record
+            plates = (
+                shapes.plate_matrix(0, rec.gripper_pose, g.plate_travel_m, g.plate_lift_m),
+                shapes.plate_matrix(1, rec.gripper_pose, g.plate_travel_m, g.plate_lift_m),
+            )
+        energy = pinned.record.energy_density
+        fields = (
+            energy[k] if mode == "energy" and len(energy) == len(pinned.record.frames) else None
+        )
+        pinned_values, shown_values = side_labels(
+            pinned.params, run.params, pinned.grasp, run.grasp
+        )
+        shown = f"run {run.run_id}, trial {m.trial}"
+        titles = (
+            ": ".join([shown, ", ".join(shown_values)]) if shown_values else shown,
+            ": ".join([f"{pinned.label} (pinned)", ", ".join(pinned_values)])
+            if pinned_values
+            else f"{pinned.label} (pinned)",
+        )
+        label = (
+            f"t = {g.time_s:.3f} s  {g.phase}  "
+            f"F = {g.grip_force_n[0]:.3f}, {g.grip_force_n[1]:.3f} N"
+        )
+        self.viewport.show_side_by_side(
+            pinned.pad_faces, g.pad_vertices, g.object_pose, plates, fields, titles, label
+        )

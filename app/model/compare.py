@@ -66,3 +66,27 @@ def grasp_change(pinned: Grasp, shown: Grasp) -> str:
     if moved < 1e-6 and turned < 1e-6 and angle < 1e-6:
         return ""
     return f"grasp moved {moved:.1f} mm, axis turned {turned:.1f}°, approach {angle:.1f}°"
+
+
+COMPARE_VIEWS = ("overlay", "side")  # the pinned trial outlined over the shown one, or beside it
+
+
+def side_labels(
+    pinned: SimulationParams, shown: SimulationParams, pinned_grasp: Grasp, shown_grasp: Grasp
+) -> tuple[list[str], list[str]]:
+    """What each run of a side-by-side comparison is labelled with: the values of the
+    parameters that differ, as "E 1e+08 Pa", pinned first, then shown (the grasp's move on
+    the shown side when it moved)."""
+    left: list[str] = []
+    right: list[str] = []
+    for d in schema.declared(SimulationParams):
+        a, b = getattr(pinned, d.name), getattr(shown, d.name)
+        if a == b or (isinstance(a, float) and isinstance(b, float) and math.isclose(a, b)):
+            continue
+        label = d.spec.label or d.name
+        left.append(f"{label} {_text(a, d.spec.unit)}")
+        right.append(f"{label} {_text(b, d.spec.unit)}")
+    moved = grasp_change(pinned_grasp, shown_grasp)
+    if moved:
+        right.append(moved)
+    return left, right

@@ -83,6 +83,9 @@ def _settings_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("qsettings")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(d))
+    # app.settings uses QSettings(organization, application), which is always NativeFormat:
+    # without this the tests wrote the user's own ~/.config/ipcgrasp/ipcgrasp.conf.
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(d))
     return d
 
 
@@ -129,6 +132,7 @@ def window(shared_window, qtbot, dialogs):
     w.color_combo.setCurrentIndex(1)
     w.force_mode_actions["points"].setChecked(True)  # the default: per contact point
     w.forces_action.setChecked(False)
+    w.side_by_side_action.setChecked(False)  # a pinned trial outlined (the default)
     assert w.opening.load_example()
     w.activateWindow()
     qtbot.waitExposed(w)
