@@ -16,32 +16,20 @@ cube, during the lift.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from screenshot_window import ROOT, grab, open_window, shut
 
 
 def main() -> int:
-    from PySide6.QtWidgets import QApplication
-
     from app.dataset_dock import SHOW_CHOICES
-    from app.main_window import MainWindow
     from app.model.dataset import FALSE_POSITIVE
-    from app.smoke_test import wait_until
 
     results = (
         Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "out" / "reach_cube" / "results.csv"
     )
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "docs" / "browser.png"
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("ipcgrasp")
-    w = MainWindow(n_workers=1)
-    w.ui.quiet = True
-    w.resize(1600, 980)
-    w.show()
-    wait_until(app, lambda: w.sim.ready_count > 0, 300, "workers")
+    app, w = open_window(1600, 980, example=False)
     if not w.datasets.open_path(results):
         print("; ".join(w.ui.errors), file=sys.stderr)
         return 1
@@ -60,16 +48,9 @@ def main() -> int:
     w.bottom_tabs.setCurrentIndex(0)
     p = w.viewport.plotter
     p.camera_position = [(-0.24, -0.19, 0.16), (-0.005, 0.0, 0.025), (0.0, 0.0, 1.0)]
-    end = time.perf_counter() + 2.0
-    while time.perf_counter() < end:
-        app.processEvents()
-        time.sleep(0.01)
-    w.viewport.render_now()
-    app.processEvents()
-    w.grab().save(str(out))
+    grab(app, w, out, settle_s=2.0)
     print(f"saved {out}: {w.status_label.text()}")
-    w.doc.dirty = False
-    w.shutdown()
+    shut(w)
     return 0
 
 

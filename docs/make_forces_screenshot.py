@@ -14,33 +14,16 @@ is drawn from there at the normal forces' scale). Then the same frame per pad an
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from screenshot_window import ROOT, grab, open_window, run_to_end, shut
 
 
 def main() -> int:
-    from PySide6.QtWidgets import QApplication
-
-    from app.main_window import MainWindow
-    from app.smoke_test import wait_until
-
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "contact_forces.png"
     out_patches = out.with_name(out.stem + "_patches" + out.suffix)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("ipcgrasp")
-    w = MainWindow(n_workers=1)
-    w.ui.quiet = True
-    w.resize(1600, 980)
-    w.show()
-    w.opening.load_example()
-    wait_until(
-        app, lambda: w.sim.ready_count > 0 and w.model.grasp_valid is not None, 300, "workers"
-    )
-    w.runs.start_simulation()
-    wait_until(app, lambda: not w.sim.is_running(), 600, "the run")
+    app, w = open_window(1600, 980)
+    run_to_end(app, w)
     w.bottom_tabs.setCurrentIndex(0)
     w.model.select_trial(0)
     frames = w.doc.run.trials[0].frames
@@ -54,20 +37,13 @@ def main() -> int:
     f = frames[mid]
     for mode, path in (("points", out), ("patches", out_patches)):
         w.force_mode_actions[mode].trigger()
-        end = time.perf_counter() + 1.5
-        while time.perf_counter() < end:
-            app.processEvents()
-            time.sleep(0.01)
-        w.viewport.render_now()
-        app.processEvents()
-        w.grab().save(str(path))
+        grab(app, w, path)
         print(
             f"saved {path}: frame {mid} ({f.phase}), grip {f.grip_force_n[0]:.2f} / "
             f"{f.grip_force_n[1]:.2f} N, {len(f.contact_source)} contact points; "
             + "; ".join(w.viewport.forces.legend_text())
         )
-    w.doc.dirty = False
-    w.shutdown()
+    shut(w)
     return 0
 
 
