@@ -82,7 +82,8 @@ def rewrite_source(source: str, modules: set[str], filename: str = "<source>") -
         if i == 0:
             return True
         prev = significant[i - 1]
-        return prev.type in _STATEMENT_START or (prev.type == tokenize.OP and prev.string == ";")
+        # `from` and `import` after ':' can only start a statement (`if x: import y`).
+        return prev.type in _STATEMENT_START or (prev.type == tokenize.OP and prev.string in ";:")
 
     i = 0
     while i < len(significant):
