@@ -270,15 +270,16 @@ class ContactTerm:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring
         any pair of primitives within half its distance: then CCD would allow the whole step.
 
-        Every pair closer than 2 dhat is in the current contact set, so no pair is closer than
-        d = min(its smallest distance, 2 dhat); a pair's distance changes by at most the sum of
-        its vertices' moves. Additive CCD stops a pair at 10 % of its start distance, so a step
-        moving no vertex by more than d / 4 is whole. Near convergence Newton's steps are far
+        Every pair closer than dhat is in the current contact set (mesh pairs up to 2 dhat, the
+        ground's up to dhat), so no pair is closer than d = min(its smallest distance, dhat); a
+        pair's distance changes by at most the sum of its vertices' moves. Additive CCD stops a
+        pair at 10 % of its start distance, so a step moving no vertex by more than d / 4 is
+        whole. Near convergence Newton's steps are far
         below that, and the CCD query (broad and narrow phase, ~2-4 ms) is skipped.
         """
         if not len(dx):
             return True
-        d = min(float(np.sqrt(self._min_d2)), 2.0 * self.dhat)
+        d = min(float(np.sqrt(self._min_d2)), self.dhat)
         longest = float(np.sqrt((dx * dx).sum(1).max()))
         return bool(np.isfinite(longest) and 2.0 * longest <= 0.5 * d)
 

@@ -1,5 +1,5 @@
 """The contact term skips the CCD query for Newton steps too short to matter
-(ContactTerm.step_is_free): every pair is at least min(its distance, 2 dhat) apart and a pair's
+(ContactTerm.step_is_free): every pair is at least min(its distance, dhat) apart and a pair's
 distance changes by at most the sum of its vertices' moves, so such a step never brings a pair
 within half its distance. Checked on a real squeeze and lift: whenever the skip fires, the full
 CCD query it replaces allows the whole step, and the skip does fire (else it saves nothing)."""
