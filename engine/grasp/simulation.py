@@ -654,6 +654,13 @@ class GraspSimulation:
 
         return p.lift_speed_m_s * (dist(t1) - dist(t0))
 
+    def _hold_command(self, force_n: float | None, h: float) -> float | None:
+        """The force hold's servo command for a step of h seconds: the jaws press with the
+        force, but close at most at the gripper's closing speed, as a real gripper's fingers
+        do when the object gives way (a pure force would fling them shut in one step: the
+        fingers' inertia is all that resists, and Newton then fails on centimetre steps)."""
+        return None if force_n is None else self.params.closing_speed_m_s * h
+
     def _lift(self) -> Generator[Frame, None, ContactSummary]:
         p, st0 = self.params, self._state
         max_lift = p.lift_height_m + p.slip_tolerance_m
@@ -672,16 +679,27 @@ class GraspSimulation:
                 steady = p.lift_ramp_s <= 0 or elapsed >= p.lift_ramp_s - 1e-9
                 h = p.time_step_s * (STEADY_LIFT_STEPS if steady else 1)
                 d = min(self._lift_increment(elapsed, h), max_lift - st.lift_m)
+                servo = self._hold_command(force, h)
                 try:
                     new, its = self._step(
-                        0.0, d, object_shift=np.array([0.0, 0.0, d]), hold_force_n=force, h_s=h
+                        0.0,
+                        d,
+                        object_shift=np.array([0.0, 0.0, d]),
+                        hold_force_n=force,
+                        servo_travel_m=servo,
+                        h_s=h,
                     )
                 except _StepBlocked as blocked:
                     # Rare: the rigid guess touches something; take a shorter step this once.
                     d = max(0.5 * blocked.alpha * d, 1e-6)
-                    new, its = self._step(0.0, d, hold_force_n=force, h_s=h)
+                    new, its = self._step(0.0, d, hold_force_n=force, servo_travel_m=servo, h_s=h)
             else:
-                new, its = self._step(0.0, 0.0, hold_force_n=force)
+                new, its = self._step(
+                    0.0,
+                    0.0,
+                    hold_force_n=force,
+                    servo_travel_m=self._hold_command(force, p.time_step_s),
+                )
             self._state = new
             frame, summary = self._frame(new, phase, its)
             yield frame
