@@ -3,9 +3,10 @@
 hatch_build.py builds the wheel from the unchanged checkout: it copies engine/ and app/ under
 ipcgrasp/ and rewrites their imports, module-name strings and the console script. The fast tests
 check the rewriter, on examples and on every module of the checkout. The slow ones build the
-wheel (`pip wheel`, which fetches hatchling from the package index), install it with pip into a
-fresh venv that already holds two other distributions owning top-level `engine` and `app`, and
-run the command line (and, with an X server, the app's smoke test) from the wheel. The fresh
+wheel (`pip wheel`; with the dev extra's hatchling installed, without build isolation, so
+without the package index), install it with pip into a fresh venv that already holds two other
+distributions owning top-level `engine` and `app`, and run the command line (and, with an X
+server, the app's smoke test) from the wheel. The fresh
 venv reuses this interpreter's installed dependencies through a .pth file instead of
 downloading them (pip --no-deps), so it takes seconds, not minutes.
 """
@@ -226,8 +227,11 @@ def installed(tmp_path_factory) -> Installed:
     root = tmp_path_factory.mktemp("wheel")
     timings = {}
     t0 = time.perf_counter()
+    # With hatchling installed (the dev extra) the build needs no package index.
+    offline = ["--no-build-isolation"] if importlib.util.find_spec("hatchling") else []
+    dist = str(root / "dist")
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), "."],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *offline, "-w", dist, "."],
         cwd=REPO,
         capture_output=True,
         text=True,
