@@ -123,8 +123,9 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, head, _, s in results:
+        name = label if head in label else f"{label} ({head})"  # the commit once
         lines.append(
-            f"| {label} ({head}) | {s['median_s']:.2f} | {s['max_s']:.2f} | {s['total_s']:.1f} | "
+            f"| {name} | {s['median_s']:.2f} | {s['max_s']:.2f} | {s['total_s']:.1f} | "
             f"{s['its_per_trial']:.0f} | {s['its_per_step']:.2f} | {s['lifted']} / 25 | {s['failed']} | "
             f"{CPP_MEDIAN_S / s['median_s']:.1f}x |"
         )
