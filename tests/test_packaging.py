@@ -51,6 +51,31 @@ def _spec_arguments() -> dict:
     return seen
 
 
+def test_spec_sets_qt_paths_without_importing_qt_at_every_start():
+    """PyInstaller's PySide6 runtime hook (it imports QtCore at start) is replaced by ours."""
+    pytest.importorskip("PyInstaller")
+    rthook = ("pyi_rth_pyside6", "/somewhere/pyi_rth_pyside6.py", "PYSOURCE")
+    kept = ("launcher", "/somewhere/launcher.py", "PYSOURCE")
+    seen: dict = {}
+
+    def analysis(scripts, **kwargs):
+        seen.update(kwargs)
+        return type("A", (), {"pure": [], "scripts": [rthook, kept], "binaries": [], "datas": []})()
+
+    namespace = {
+        "SPECPATH": str(SPEC.parent),
+        "Analysis": analysis,
+        "PYZ": lambda *a, **k: None,
+        "EXE": lambda *a, **k: None,
+        "COLLECT": lambda *a, **k: None,
+    }
+    exec(compile(SPEC.read_text(), str(SPEC), "exec"), namespace)
+    assert namespace["a"].scripts == [kept]
+    (hook,) = seen["runtime_hooks"]
+    text = Path(hook).read_text()
+    assert "QT_PLUGIN_PATH" in text and "import PySide6" not in text
+
+
 def _installed_backends() -> list[str]:
     """The dynamically loaded solver backend modules installed here."""
     names = []
