@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from gui_probe import uptime as _uptime
+from gui_probe import wait
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -195,12 +197,7 @@ def make_frames(folder: Path, table_path: Path, rows: list[dict], count: int) ->
 
 
 def _wait(app, predicate, timeout_s: float) -> None:
-    start = time.perf_counter()
-    while not predicate():
-        if time.perf_counter() - start > timeout_s:
-            raise TimeoutError("timed out")
-        app.processEvents()
-        time.sleep(0.002)
+    wait(app, predicate, timeout_s, poll_s=0.002)
 
 
 def _settle(app, window, n: int = 5) -> None:
@@ -315,7 +312,7 @@ def main() -> int:
         print(f"data set made in {made:.0f} s: {len(rows)} rows, {size / 1e6:.1f} MB", flush=True)
         m = measure(results, table, args.repeats)
     load = os.getloadavg()
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    uptime = _uptime()
     from PySide6 import __version__ as pyside
 
     text = f"""# Data-set browser with {m["grasps"]:,} grasps

@@ -21,49 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+from gui_probe import GapProbe, p99
+from gui_probe import wait as _wait
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def _wait(app, predicate, timeout_s: float) -> None:
-    start = time.perf_counter()
-    while not predicate():
-        if time.perf_counter() - start > timeout_s:
-            raise TimeoutError("timed out")
-        app.processEvents()
-        time.sleep(0.001)
-
-
-class GapProbe:
-    """A 5 ms QTimer; records the time between consecutive ticks, and the CPU time the GUI
-    process used in that interval (all its threads, including the GL rasterizer's): a long
-    wall gap with little CPU means the process was waiting for a core, not busy."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.gaps: list[float] = []
-        self.cpu: list[float] = []
-        self._last = None
-        self._last_cpu = 0.0
-        self.timer = QTimer()
-        self.timer.setInterval(5)
-        self.timer.timeout.connect(self._tick)
-
-    def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.process_time()
-        if self._last is not None:
-            self.gaps.append(now - self._last)
-            self.cpu.append(cpu - self._last_cpu)
-        self._last, self._last_cpu = now, cpu
-
-    def start(self) -> None:
-        self.gaps, self.cpu, self._last = [], [], None
-        self.timer.start()
-
-    def stop(self) -> list[float]:
-        self.timer.stop()
-        return self.gaps
 
 
 def first_frame_s(app, window) -> float:
@@ -142,7 +104,7 @@ def main() -> int:
     window.editing.edit_param("n_trials", args.trials)
     drawn = []
     window.frame_displayed.connect(lambda t, i: drawn.append(i))
-    probe = GapProbe()
+    probe = GapProbe(5)
     runs = []  # per repeat: (sorted gaps, CPU in the longest gap, wall s, frames, lifted)
     for _ in range(args.repeats):
         probe.start()
@@ -151,16 +113,15 @@ def main() -> int:
         window.simulate_action.trigger()
         _wait(app, lambda: not window.sim.is_running(), 900)
         wall = time.perf_counter() - t0
-        raw = list(probe.stop())
-        gaps = sorted(raw)
-        cpu_in_longest = probe.cpu[raw.index(gaps[-1])]
+        gaps = sorted(probe.stop())
+        cpu_in_longest = probe.cpu_in_longest()
         run = window.doc.run
         frames = sum(len(r.frames) for r in run.trials.values())
         lifted = sum(bool(r.result and r.result.success) for r in run.trials.values())
         runs.append((gaps, cpu_in_longest, wall, frames, lifted))
     renders = window.viewport.renders
     longest = [r[0][-1] for r in runs]
-    p99s = [r[0][min(len(r[0]) - 1, int(0.99 * len(r[0])))] for r in runs]
+    p99s = [p99(r[0]) for r in runs]
     all_gaps = sorted(g for r in runs for g in r[0])
     total_wall = sum(r[2] for r in runs)
     over = sum(g for g in all_gaps if g > 0.1) / max(total_wall, 1e-9)
