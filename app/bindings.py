@@ -94,5 +94,14 @@ def bind_run_controls(model: AppModel, simulate: Any, cancel: Any, progress: Any
         progress.setVisible(False)
 
     model.run_started.connect(started)
-    model.trial_updated.connect(lambda _rec: progress.setValue(model.trials_ended()))
+
+    def trial_updated(_rec: Any) -> None:
+        # QProgressBar.setValue repaints at once (a composition of the whole window in GL,
+        # inside the pump that received the trial's end); with updates off it only schedules a
+        # repaint, which joins the display clock's next composition.
+        progress.setUpdatesEnabled(False)
+        progress.setValue(model.trials_ended())
+        progress.setUpdatesEnabled(True)
+
+    model.trial_updated.connect(trial_updated)
     model.run_finished.connect(finished)

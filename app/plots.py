@@ -49,6 +49,11 @@ class TimePlots(QWidget):
         self.pinned: TrialSeries | None = None  # a trial pinned for comparison, drawn dashed
         self.pinned_label = ""
         self.current = -1
+        # While a run streams, the owner repaints the plots at its own pace (`throttled`):
+        # set_series / set_current only mark them `stale` (each repaint also recomposes the
+        # window around the OpenGL view, so it goes with the view's own repaint).
+        self.throttled = False
+        self.stale = False
         self.setMinimumHeight(180)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setToolTip("Click or drag to move to a frame")
@@ -56,7 +61,7 @@ class TimePlots(QWidget):
     def set_series(self, series: TrialSeries) -> None:
         """Plot `series` (it grows as frames stream in; call update())"""
         self.series = series
-        self.update()
+        self._changed()
 
     def set_pinned(self, series: TrialSeries | None, label: str = "") -> None:
         """Draw `series` (a pinned trial) dashed behind the shown one (None: stop)."""
@@ -68,7 +73,18 @@ class TimePlots(QWidget):
         """Move the cursor to frame `index` (-1: none)."""
         if index != self.current:
             self.current = index
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.throttled:
+            self.stale = True
+        else:
             self.update()
+
+    def refresh(self) -> None:
+        """Repaint now if anything changed while throttled."""
+        self.stale = False
+        self.update()
 
     # --- geometry -----------------------------------------------------------------------------
     def _time_range(self) -> tuple[float, float]:

@@ -172,10 +172,9 @@ class Viewport(QObject):
         if high == self._high_quality:
             return
         self._high_quality = high
-        if high:
-            self.plotter.enable_anti_aliasing("fxaa")
-        else:
-            self.plotter.disable_anti_aliasing()
+        # VTK's own switch: pyvista's enable_anti_aliasing first asks the GL driver whether
+        # it is EGL, which took 31 ms of the GUI thread at the end of every run.
+        self.plotter.renderer.SetUseFXAA(high)
         self.request_render()
 
     def render_now(self) -> None:

@@ -22,63 +22,19 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from gui_probe import GapProbe, p99
+from gui_probe import uptime as _uptime
+from gui_probe import wait as _wait
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PROBE_MS = 10  # the probe timer's interval
-
-
-def _wait(app, predicate, timeout_s: float) -> None:
-    start = time.perf_counter()
-    while not predicate():
-        if time.perf_counter() - start > timeout_s:
-            raise TimeoutError("timed out")
-        app.processEvents()
-        time.sleep(0.001)
-
-
-def _uptime() -> str:
-    """`uptime`'s line (the load averages), or os.getloadavg() where there is no uptime."""
-    try:
-        out = subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout
-        return out.strip()
-    except (OSError, subprocess.SubprocessError):
-        load = os.getloadavg() if hasattr(os, "getloadavg") else ()
-        return "load average: " + ", ".join(f"{x:.2f}" for x in load)
-
-
-class GapProbe:
-    """A PROBE_MS QTimer; records the time between consecutive ticks (as bench_gui.py does,
-    there with 5 ms)."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.gaps: list[float] = []
-        self._last: float | None = None
-        self.timer = QTimer()
-        self.timer.setInterval(PROBE_MS)
-        self.timer.timeout.connect(self._tick)
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        if self._last is not None:
-            self.gaps.append(now - self._last)
-        self._last = now
-
-    def start(self) -> None:
-        self.gaps, self._last = [], None
-        self.timer.start()
-
-    def stop(self) -> list[float]:
-        self.timer.stop()
-        return sorted(self.gaps)
 
 
 class ShowTimer:
@@ -108,7 +64,7 @@ def stream(app, window, probe: GapProbe) -> dict:
     window.simulate_action.trigger()
     _wait(app, lambda: not window.sim.is_running(), 1800)
     wall = time.perf_counter() - t0
-    gaps = probe.stop()
+    gaps = sorted(probe.stop())
     window.frame_displayed.disconnect(conn)
     run = window.doc.run
     return {
@@ -156,7 +112,7 @@ def main() -> int:
     window.force_mode_actions["points"].trigger()
     assert window.forces_action.isChecked() and window.scene.force_mode == "points"
     shows = ShowTimer(window.viewport.forces)
-    probe = GapProbe()
+    probe = GapProbe(PROBE_MS)
     runs = [stream(app, window, probe) for _ in range(args.repeats)]
     assert shows.times, "no frame was drawn with its contact forces"
 
@@ -170,9 +126,6 @@ def main() -> int:
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.0f}"
-
-    def p99(g: list[float]) -> float:
-        return g[min(len(g) - 1, int(0.99 * len(g)))]
 
     longest = [r["gaps"][-1] for r in runs]
     all_gaps = sorted(g for r in runs for g in r["gaps"])
@@ -220,9 +173,10 @@ def main() -> int:
         "",
         "Frames come back from the worker over a pipe and are all stored; the ~30 Hz display "
         "clock draws only the newest (app/controllers/scene.py), so the arrows are built at "
-        "most once per tick, for the frame shown. A gap includes that, one render of the view "
-        "and one composition of the window (llvmpipe software rendering under Xvfb). The load "
-        "average includes this benchmark's own GUI, worker and Xvfb processes.",
+        "most once per tick, for the frame shown, in one event-loop pass; the next pass "
+        "repaints the widgets and renders the view in one composition of the window (llvmpipe "
+        "software rendering under Xvfb), the plots at most every 0.25 s while a run streams. "
+        "The load average includes this benchmark's own GUI, worker and Xvfb processes.",
         "",
     ]
     Path(out).write_text("\n".join(lines))

@@ -9,6 +9,7 @@ and the window is composed once per tick however fast frames arrive.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,11 @@ from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
 DISPLAY_INTERVAL_MS = 33  # frames on screen at most ~30 Hz, newest wins
+# A tick builds the newest frame's meshes and arrows, then hands the event loop back for this
+# long before the widgets and the view are repainted (one composition of the window): input
+# and timers run between the two halves instead of waiting for both.
+PRESENT_DELAY_MS = 1
+PLOTS_LIVE_INTERVAL_S = 0.25  # the plots repaint at most ~4 times a second while a run streams
 COM_MARKER_SIZE = 0.03  # the centre-of-mass marker's radius over the object's diagonal
 
 
@@ -72,6 +78,12 @@ class SceneController(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(DISPLAY_INTERVAL_MS)
         self._timer.timeout.connect(self.tick)
+        self._present_timer = QTimer(self)
+        self._present_timer.setSingleShot(True)
+        self._present_timer.setInterval(PRESENT_DELAY_MS)
+        self._present_timer.timeout.connect(self.present)
+        self._plots_shown_at = 0.0  # perf_counter of the plots' last repaint while streaming
+        self._prepared = False  # this tick built the live frame: present only repaints
 
     # --- display clock ------------------------------------------------------------------------
     def start(self) -> None:
@@ -81,26 +93,50 @@ class SceneController(QObject):
     def stop(self) -> None:
         """Stop the display clock (frames are still stored, not drawn)."""
         self._timer.stop()
+        self._present_timer.stop()
 
     def tick(self) -> None:
-        """The window's one display clock (~30 Hz): refresh the streamed-run widgets, put the
-        timeline's frame in the view if it changed (the newest frame wins) and render the view,
-        all in one event-loop pass so Qt composes the window once per tick."""
+        """The window's one display clock (~30 Hz), in two event-loop passes: this one builds
+        the frame the view will show (the newest one while following a streaming run: its
+        pads, plates, object and contact-force arrows), then `present` (PRESENT_DELAY_MS
+        later) refreshes the streamed-run widgets and repaints them and the view together, so
+        Qt composes the window once per tick and the two halves never block input as one."""
+        n = len(self.timeline.series)  # the selected trial's frames, streamed ones included
+        self._prepared = self.timeline.follow_live and self.model.mode == "play" and n > 0
+        if self._prepared:
+            self._show_timeline_frame(n - 1)
+        if not self._present_timer.isActive():
+            self._present_timer.start()
+
+    def present(self) -> None:
+        """Refresh the streamed-run widgets, put the timeline's frame in the view if it
+        changed and repaint the view. While following live, the frame `tick` built is the one
+        shown: a frame that arrived since waits for the next tick rather than being built in
+        this pass."""
+        prepared, self._prepared = self._prepared, False
         self.flush_stream()
-        self._show_timeline_frame()
+        if not prepared:
+            self._show_timeline_frame()
         self.viewport.render_if_dirty()
 
     def flush_stream(self) -> None:
-        """Show what streamed in since the last tick (status text, timeline range, plots)."""
+        """Show what streamed in since the last tick (status text, timeline range, plots; the
+        plots at most every PLOTS_LIVE_INTERVAL_S while a run streams)."""
         if self._stream_status:
             self.ui.status(self._stream_status, log_it=False)
             self._stream_status = ""
         if self._timeline_dirty:
             self._timeline_dirty = False
             self.timeline.frames_added()
-            self.plots.update()
+            self.plots.stale = True
             if self.timeline.follow_live:
                 self.model.mode = "play"
+        now = time.perf_counter()
+        if self.plots.stale and (
+            not self.plots.throttled or now - self._plots_shown_at >= PLOTS_LIVE_INTERVAL_S
+        ):
+            self._plots_shown_at = now
+            self.plots.refresh()
 
     def update_quality(self) -> None:
         """Anti-aliasing only while nothing streams or plays."""
@@ -129,6 +165,7 @@ class SceneController(QObject):
     def _on_run_started(self, run: Run) -> None:
         self.timeline.follow_live = True
         self.viewport.set_quality(False)  # cheaper renders while frames stream
+        self.plots.throttled = True
 
     def _on_run_loaded(self, run: Run) -> None:
         # A recorded trial to replay: from its first frame, with the idle view's quality.
@@ -157,6 +194,7 @@ class SceneController(QObject):
 
     def _on_run_finished(self, run: Run | None, cancelled: bool) -> None:
         self.update_quality()
+        self.plots.throttled = False
         self.flush_stream()  # the timeline gets the last frames now, not at the next tick
 
     def _on_trial_selected(self, trial: int, series: TrialSeries) -> None:
@@ -290,13 +328,15 @@ class SceneController(QObject):
         if index >= 0:
             self.model.mode = "play"
 
-    def _show_timeline_frame(self) -> None:
+    def _show_timeline_frame(self, index: int | None = None) -> None:
+        """Draw frame `index` of the selected trial (the timeline's by default)."""
         m = self.model
         d, shapes = m.doc, m.pads.shapes
         if m.mode != "play" or d is None or d.run is None or shapes is None:
             return
         rec: TrialRecord | None = d.run.trials.get(m.trial)
-        index = self.timeline.index
+        if index is None:
+            index = self.timeline.index
         if rec is None or not (0 <= index < len(rec.frames)):
             return
         mode = self.viewport.color_mode
