@@ -24,6 +24,7 @@ HEADLESS = {
     "test_workers.py",
     "test_settings.py",
     "test_dataset_model.py",
+    "test_compare_labels.py",
 }
 
 
