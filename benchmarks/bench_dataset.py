@@ -37,8 +37,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from gui_probe import fresh_settings, wait
 from gui_probe import uptime as _uptime
-from gui_probe import wait
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -212,6 +212,7 @@ def measure(results: Path, table: Path, repeats: int) -> dict:
     app = QApplication.instance() or QApplication(sys.argv)
     from app.main_window import MainWindow
 
+    fresh_settings()
     w = MainWindow(n_workers=1)
     w.ui.quiet = True
     w.resize(1500, 950)

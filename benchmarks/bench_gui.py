@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from gui_probe import GapProbe, p99
+from gui_probe import GapProbe, fresh_settings, p99
 from gui_probe import wait as _wait
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +80,7 @@ def main() -> int:
     from app.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    fresh_settings()
     window = MainWindow(n_workers=1)
     window.ui.quiet = True
     window.resize(1400, 900)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,17 @@ def wait(app: Any, predicate: Callable[[], bool], timeout_s: float, poll_s: floa
             raise TimeoutError("timed out")
         app.processEvents()
         time.sleep(poll_s)
+
+
+def fresh_settings() -> str:
+    """Point the app's settings (QSettings, NativeFormat) at a new empty folder, so no view
+    choice remembered from the user's sessions (contact forces on, side by side) changes what
+    is measured, and the benchmark's own choices are not remembered; returns the folder."""
+    from PySide6.QtCore import QSettings
+
+    folder = tempfile.mkdtemp(prefix="ipcgrasp-bench-settings-")
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, folder)
+    return folder
 
 
 def uptime() -> str:
