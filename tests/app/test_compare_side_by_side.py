@@ -7,6 +7,8 @@ and the comparison's view are kept for the next session (a new window reads them
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -127,6 +129,13 @@ def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )  # fmt: skip
     assert window.side_by_side_action.isChecked()
+    # On disk, as the next process would read them.
+    from app import settings as app_settings
+
+    store = app_settings.settings()
+    store.sync()
+    text = Path(store.fileName()).read_text(encoding="utf-8")
+    assert "contact_forces=patches" in text and "compare_view=side" in text
     later = _restart(qtbot)
     try:
         assert later.forces_action.isChecked()
