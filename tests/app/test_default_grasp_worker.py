@@ -6,7 +6,7 @@ is remembered for that file like its unit."""
 
 from __future__ import annotations
 
-import time
+import os
 
 import numpy as np
 import trimesh
@@ -43,23 +43,14 @@ def _same(a, b) -> bool:
 
 
 class Ticks:
-    """A QTimer ticking every 20 ms on the GUI thread, recording when each tick ran."""
+    """A QTimer ticking every 20 ms on the GUI thread, counting the ticks that ran while the
+    default grasp was still being searched for."""
 
-    def __init__(self) -> None:
-        self.times: list[float] = []
+    def __init__(self, searching) -> None:
+        self.during = 0
         self.timer = QTimer()
         self.timer.setInterval(20)
-        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
-
-    def start(self) -> None:
-        self.times = [time.perf_counter()]
-        self.timer.start()
-
-    def stop(self) -> float:
-        """Stop; the longest gap between ticks in seconds."""
-        self.timer.stop()
-        self.times.append(time.perf_counter())
-        return float(np.max(np.diff(self.times)))
+        self.timer.timeout.connect(lambda: setattr(self, "during", self.during + searching()))
 
 
 def test_the_default_grasp_is_found_in_a_worker_while_the_gui_keeps_running(
@@ -68,28 +59,28 @@ def test_the_default_grasp_is_found_in_a_worker_while_the_gui_keeps_running(
     """A 60 mm snowman: its grasp through the centre does not fit the YuMi's 50 mm, so the
     default is the best sampled grasp, found in the worker process (about a second)."""
     path = _write(po.sphere_stack(), tmp_path / "snowman.obj")
-    ticks = Ticks()
     assert window.opening.open_path(path)
-    # The view's first render of the new object (about 0.1 s with software OpenGL) is drawing,
-    # not the grasp search: done now, so the ticks below measure the search alone.
-    window.viewport.render_now()
-    ticks.start()
     doc = window.doc
     provisional = doc.grasp
     assert isinstance(provisional, ProvisionalGrasp) and window.model.finding_default
     assert window.defaults.busy
+    # The search runs in the grasp-finding worker, another process.
+    worker = window.defaults._worker
+    assert worker is not None and worker.pid not in (None, os.getpid())
     assert FINDING in window.status_label.text()
     assert window.grasp_dock.status_label.text() == FINDING
     assert len(window.viewport._pad_actors) == 2  # the gripper is drawn at once
     # Simulate waits for the grasp.
     assert not window.runs.start_simulation()
-    started = time.perf_counter()
-    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
-    took = time.perf_counter() - started
-    gap = ticks.stop()
-    assert took > 0.2, f"the search took {took:.2f} s: too short to show the loop kept running"
-    assert gap < 0.1, f"the event loop stopped for {gap * 1e3:.0f} ms while the grasp was found"
-    assert len(ticks.times) > took / 0.02 * 0.5  # it ticked, not just at the ends
+    # The GUI thread handles events while the worker searches: a timer ticks (no speed is
+    # claimed: benchmarks/bench_gui.py measures the event loop's gaps).
+    ticks = Ticks(lambda: window.model.finding_default)
+    ticks.timer.start()
+    try:
+        qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+    finally:
+        ticks.timer.stop()
+    assert ticks.during > 0, "no timer tick ran on the GUI thread while the grasp was searched"
 
     # The grasp found is the engine's default, drawn and checked; opening adds no undo step.
     assert window.doc is doc and not isinstance(doc.grasp, ProvisionalGrasp)

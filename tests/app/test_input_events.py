@@ -3,8 +3,9 @@ menus opened with the mouse and their items clicked, and file dialogs answered b
 file name and pressing Enter (issue 18). Each test checks what the user sees afterwards: the
 document, the widgets' text, the file written and its content, the frame shown, the undo stack.
 
-File dialogs are Qt's own (non-native) QFileDialog, found with
-QApplication.activeModalWidget() from a timer while the dialog's event loop runs. No test
+File dialogs are Qt's own (non-native) QFileDialog, and question boxes the real QMessageBox,
+found with QApplication.activeModalWidget() from a timer while the dialog's event loop runs
+and answered with their buttons (never patched away). No test
 asserts a wall-clock limit: waits are generous `waitUntil`s for a loaded 2-core machine.
 """
 
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QLineEdit,
+    QMessageBox,
     QSlider,
     QStyle,
     QStyleOptionSlider,
@@ -48,7 +50,7 @@ def _qt_file_dialogs(qapp):
 # --- helpers -----------------------------------------------------------------------------------
 def _when_modal(kind: type, act: Callable, seen: list, title: str | None = None) -> None:
     """Once a modal `kind` dialog (titled `title`, if given) is open, call act(dialog) from
-    the dialog's event loop; `seen` gets the dialog so the test can tell it opened."""
+    the dialog's event loop; `seen` gets its title so the test can tell it opened."""
 
     polls = [0]
 
@@ -69,7 +71,7 @@ def _when_modal(kind: type, act: Callable, seen: list, title: str | None = None)
                 return
             QTimer.singleShot(20, poll)
             return
-        seen.append(w)
+        seen.append(w.windowTitle())
         act(w)
         QTimer.singleShot(20, lambda: watch(w, 0))
 
@@ -87,8 +89,9 @@ def _when_modal(kind: type, act: Callable, seen: list, title: str | None = None)
     QTimer.singleShot(0, poll)
 
 
-def _answer_file_dialog(path: Path, seen: list) -> None:
-    """Type `path` into the next file dialog's name field and press Enter."""
+def _answer_file_dialog(path: Path, seen: list, button: str | None = None) -> None:
+    """Type `path` into the next file dialog's name field and press Enter (or click the
+    dialog's `button`)."""
 
     def act(dialog: QFileDialog) -> None:
         # The folder is set directly (typing a path with "/" into Qt's name field jumps to
@@ -98,7 +101,10 @@ def _answer_file_dialog(path: Path, seen: list) -> None:
         edit.setFocus()
         edit.selectAll()
         QTest.keyClicks(edit, path.name)
-        QTest.keyClick(edit, Qt.Key.Key_Return)
+        if button is None:
+            QTest.keyClick(edit, Qt.Key.Key_Return)
+        else:
+            _click_button(dialog, button)
 
     _when_modal(QFileDialog, act, seen)
 
@@ -111,8 +117,8 @@ def _click_button(dialog, text: str) -> None:
 
 
 def _menu_item(window, qtbot, path: list[str]) -> None:
-    """Open the menu bar's menu path[0] with the mouse, then click through the rest (a
-    submenu opens on its click; the last item is triggered)."""
+    """Open the menu bar's menu path[0] with the mouse, then go through the rest (a submenu
+    opens when the pointer is on its item; the last item is clicked)."""
     bar = window.menuBar()
     top = next(a for a in bar.actions() if a.text().replace("&", "") == path[0])
     QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(top).center())
@@ -122,10 +128,20 @@ def _menu_item(window, qtbot, path: list[str]) -> None:
         item = next(a for a in menu.actions() if a.text().replace("&", "") == text)
         assert item.isEnabled(), text
         sub = item.menu()  # read first: an item triggered may rebuild its menu
-        QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(item).center())
-        if sub is not None:
-            menu = sub
-            qtbot.waitUntil(menu.isVisible, timeout=SHORT)
+        at = menu.actionGeometry(item).center()
+        if sub is None:
+            QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=at)
+            continue
+        # A submenu is opened by pointing at its item, as a user does. (Clicked, the item
+        # shows the submenu without making it the active popup; an item clicked in it then
+        # triggers but the menus stay open, since QMenu closes the popups up to the menu bar
+        # only from the active one, and the open menus took every later key and click: the
+        # File menu no longer opened, Ctrl+S / Ctrl+P / Ctrl+Z did nothing.)
+        QTest.mouseMove(menu, at)
+        menu = sub
+        qtbot.waitUntil(lambda m=menu: QApplication.activePopupWidget() is m, timeout=SHORT)
+    # The item clicked closed every menu: nothing is left to take the keys and clicks.
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=SHORT)
 
 
 def _mouse(widget, kind: QEvent.Type, pos: QPoint, buttons: Qt.MouseButton) -> None:
@@ -139,17 +155,21 @@ def _mouse(widget, kind: QEvent.Type, pos: QPoint, buttons: Qt.MouseButton) -> N
     QApplication.sendEvent(widget, event)
 
 
-def _drag_slider(slider: QSlider, to_x: int) -> None:
-    """Press the slider's handle, move to widget x `to_x` and release."""
+def _slider_handle(slider: QSlider):
+    """The rectangle of the slider's handle, in the slider's coordinates."""
     opt = QStyleOptionSlider()
     opt.initFrom(slider)
     opt.orientation = slider.orientation()
     opt.minimum, opt.maximum = slider.minimum(), slider.maximum()
     opt.sliderPosition = opt.sliderValue = slider.value()
-    handle = slider.style().subControlRect(
+    return slider.style().subControlRect(
         QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, slider
     )
-    start = handle.center()
+
+
+def _drag_slider(slider: QSlider, to_x: int) -> None:
+    """Press the slider's handle, move to widget x `to_x` and release."""
+    start = _slider_handle(slider).center()
     end = QPoint(to_x, start.y())
     left = Qt.MouseButton.LeftButton
     _mouse(slider, QEvent.Type.MouseButtonPress, start, left)
@@ -184,11 +204,14 @@ def _run(window, qtbot, n_trials: int, frames: int) -> None:
         assert rec.status == "done" and len(rec.frames) == frames, (rec.status, rec.result)
 
 
-def _focus_view(window, qtbot) -> None:
-    """Take the focus from a text field (which keeps its own Ctrl+Z) to the window."""
-    window.activateWindow()
-    window.setFocus()
-    qtbot.waitUntil(window.hasFocus, timeout=SHORT)
+def _press(window, qtbot, key: Qt.Key, mods=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key pressed by the user: delivered to the focused widget of the active window, so
+    a field that takes the key (its own undo, say) does, and the window's shortcuts
+    (Qt.WindowShortcut) fire only when `window` is the active window."""
+    if QApplication.activeWindow() is not window:
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=SHORT)
+    QTest.keyClick(QApplication.focusWidget() or window, key, mods)
 
 
 # --- opening -----------------------------------------------------------------------------------
@@ -398,3 +421,263 @@ def test_scrubber_and_transport_buttons_move_the_frame_shown(five_frames, qtbot)
 
 
 # --- saving and exports ------------------------------------------------------------------------
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+# --- undo and redo -----------------------------------------------------------------------------
+def test_ctrl_z_and_ctrl_shift_z_undo_and_redo_typed_edits(window, qtbot):
+    """The grasp's centre and mu typed, E moved with the slider's key; Ctrl+Z and Ctrl+Shift+Z
+    pressed where the focus is (in the field just typed into, then on the slider)."""
+    gd, dock, doc = window.grasp_dock, window.param_dock, window.doc
+    window.grasp_dock_widget.show()
+    window.param_dock_widget.show()
+    x_box, mu_box, slider = gd.center[0], dock.mu_spin, dock.e_slider
+    qtbot.waitUntil(lambda: x_box.isVisible() and mu_box.isVisible(), timeout=SHORT)
+    x0, mu0, e0 = float(doc.grasp.center[0]), doc.params.mu, doc.params.youngs_modulus_pa
+    x0_text, mu0_text = x_box.text(), mu_box.text()
+    x1 = round(x0 * 1e3 + 2.0, 1)  # mm: 2 mm along x
+    assert window.undo_stack.count() == 0
+
+    _type_into(x_box, f"{x1}")
+    qtbot.waitUntil(lambda: window.doc.grasp.center[0] == pytest.approx(x1 * 1e-3), timeout=SHORT)
+    _type_into(mu_box, "0.7")
+    qtbot.waitUntil(lambda: window.doc.params.mu == pytest.approx(0.7), timeout=SHORT)
+    assert window.undo_stack.count() == 2
+    # The focus is still in the mu field (Enter committed it): Ctrl+Z undoes the edit, not
+    # the field's text, and Ctrl+Shift+Z redoes it.
+    assert QApplication.focusWidget() is mu_box
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL)
+    assert window.doc.params.mu == pytest.approx(mu0) and mu_box.text() == mu0_text
+    assert window.undo_stack.index() == 1
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert window.doc.params.mu == pytest.approx(0.7) and mu_box.value() == pytest.approx(0.7)
+    assert window.undo_stack.index() == 2
+
+    # E by the slider's Up key (+0.1 in log10 E), the handle clicked first (no edit).
+    QTest.mouseClick(slider, Qt.MouseButton.LeftButton, pos=_slider_handle(slider).center())
+    qtbot.waitUntil(slider.hasFocus, timeout=SHORT)
+    edits = window.undo_stack.count()
+    e_before, pos = window.doc.params.youngs_modulus_pa, slider.value()
+    _press(window, qtbot, Qt.Key.Key_Up)
+    e1 = 10 ** ((pos + 1) / 10)
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(e1)
+    assert window.undo_stack.count() == edits + 1
+
+    # Ctrl+Z back through every edit, the focus on the slider.
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL)
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(e_before)
+    assert slider.value() == pos and dock.e_spin.value() == pytest.approx(e_before)
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(e0)
+    assert window.doc.params.mu == pytest.approx(0.7)
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL)
+    assert window.doc.params.mu == pytest.approx(mu0) and mu_box.text() == mu0_text
+    assert window.doc.grasp.center[0] == pytest.approx(x1 * 1e-3)
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL)
+    assert window.doc.grasp.center[0] == pytest.approx(x0) and x_box.text() == x0_text
+    assert not window.undo_stack.canUndo()
+
+    # Ctrl+Shift+Z forward again.
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert window.doc.grasp.center[0] == pytest.approx(x1 * 1e-3)
+    assert x_box.value() == pytest.approx(x1)
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert window.doc.params.mu == pytest.approx(0.7) and mu_box.value() == pytest.approx(0.7)
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert not window.undo_stack.canRedo()
+    assert window.doc.params.youngs_modulus_pa == pytest.approx(e1)
+    assert slider.value() == pos + 1 and dock.e_spin.value() == pytest.approx(e1)
+
+
+def test_ctrl_z_in_a_field_being_typed_into_undoes_the_typing_only(window, qtbot):
+    """Before Enter, the field keeps Ctrl+Z for its own text: the app's stack is untouched."""
+    window.param_dock_widget.show()
+    mu_box = window.param_dock.mu_spin
+    qtbot.waitUntil(mu_box.isVisible, timeout=SHORT)
+    mu0, text0 = window.doc.params.mu, mu_box.text()
+    QTest.mouseClick(mu_box, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(mu_box.hasFocus, timeout=SHORT)
+    mu_box.lineEdit().selectAll()
+    QTest.keyClicks(mu_box, "0.9")
+    assert mu_box.text() != text0
+    _press(window, qtbot, Qt.Key.Key_Z, CTRL)
+    assert window.undo_stack.count() == 0 and window.doc.params.mu == pytest.approx(mu0)
+    assert mu_box.text() != "0.9"  # the field undid (part of) its typing
+    QTest.keyClick(mu_box, Qt.Key.Key_Escape)  # nothing to commit
+
+
+# --- saving and exports ------------------------------------------------------------------------
+def test_ctrl_p_saves_the_view_as_a_png_named_in_its_dialog(window, qtbot, tmp_path):
+    import imageio.v3 as iio
+
+    path = tmp_path / "view.png"
+    seen: list = []
+    _answer_file_dialog(path, seen, button="Save")
+    _press(window, qtbot, Qt.Key.Key_P, CTRL)
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=SHORT)
+    qtbot.waitUntil(path.exists, timeout=SHORT)
+    assert seen == ["Save screenshot"]
+    image = iio.imread(path)
+    w, h = window.viewport.window_size()
+    ratio = window.viewport.plotter.devicePixelRatioF()
+    assert image.shape[:2] == (round(h * ratio), round(w * ratio))
+    # Not blank: the background gradient, the object and the pads.
+    colours = np.unique(image.reshape(-1, image.shape[2])[:, :3], axis=0)
+    assert len(colours) > 50 and image[..., :3].std() > 5
+
+
+def test_ctrl_s_saves_a_session_with_the_typed_parameters(window, qtbot, tmp_path):
+    from engine.io.session import load_session
+
+    window.param_dock_widget.show()
+    dock = window.param_dock
+    qtbot.waitUntil(dock.mu_spin.isVisible, timeout=SHORT)
+    _type_into(dock.mu_spin, "0.55")
+    _type_into(dock.trials_spin, "3")
+    qtbot.waitUntil(lambda: window.doc.params.mu == pytest.approx(0.55), timeout=SHORT)
+    qtbot.waitUntil(lambda: window.doc.spec.n_trials == 3, timeout=SHORT)
+    assert window.doc.path is None  # never saved: Ctrl+S asks for a name
+    seen: list = []
+    _answer_file_dialog(tmp_path / "study", seen)  # no suffix typed: the app adds it
+    _press(window, qtbot, Qt.Key.Key_S, CTRL)  # the focus is in the trials field
+    saved = tmp_path / "study.ipcgrasp.json"
+    qtbot.waitUntil(saved.exists, timeout=SHORT)
+    assert seen == ["Save session"]
+    assert not window.doc.dirty and "study" in window.windowTitle()
+    session = load_session(saved)
+    assert session.params.mu == pytest.approx(0.55)
+    # Opened again, the fields show what was typed.
+    assert window.opening.load_example()
+    assert window.doc.params.mu != pytest.approx(0.55)
+    assert window.opening.open_path(saved)
+    assert window.doc.params.mu == pytest.approx(0.55)
+    assert window.doc.spec.n_trials == 3
+    assert dock.mu_spin.value() == pytest.approx(0.55) and dock.trials_spin.value() == 3
+
+
+def test_file_export_menus_write_csv_vtk_series_and_video(window, qtbot, tmp_path):
+    import csv
+    import xml.etree.ElementTree as ET
+
+    import imageio.v3 as iio
+    import pyvista as pv
+
+    _run(window, qtbot, n_trials=2, frames=4)
+    window.model.select_trial(1)
+    run = window.doc.run
+    table = window.runs_table
+    qtbot.waitUntil(lambda: table.rowCount() == 2, timeout=SHORT)
+
+    # Results CSV: one row per trial shown in the runs table.
+    csv_path = tmp_path / "results.csv"
+    seen: list = []
+    _answer_file_dialog(csv_path, seen)
+    _menu_item(window, qtbot, ["File", "Export results CSV…"])
+    qtbot.waitUntil(csv_path.exists, timeout=SHORT)
+    with csv_path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["trial"]) for r in rows] == sorted(run.trials) == [0, 1]
+    assert [r["status"] for r in rows] == [run.trials[k].status for k in (0, 1)]
+    assert [r["success"] for r in rows] == [str(run.trials[k].result.success) for k in (0, 1)]
+    for r in rows:  # the run's parameters in every row
+        assert float(r["param_mu"]) == pytest.approx(run.params.mu)
+        assert float(r["param_youngs_modulus_pa"]) == pytest.approx(run.params.youngs_modulus_pa)
+
+    # VTK series of the selected trial: one dataset per frame.
+    pvd = tmp_path / "series.pvd"
+    _answer_file_dialog(pvd, seen)
+    _menu_item(window, qtbot, ["File", "Export VTK series…"])
+    qtbot.waitUntil(pvd.exists, timeout=LONG)
+    sets = ET.parse(pvd).getroot().iter("DataSet")
+    files = [pvd.parent / d.get("file") for d in sets]
+    times = sorted({float(d.get("timestep")) for d in ET.parse(pvd).getroot().iter("DataSet")})
+    assert len(times) == len(run.trials[1].frames) == 4
+    assert times == pytest.approx([f.time_s for f in run.trials[1].frames])
+    assert files and all(p.exists() and p.suffix == ".vtp" for p in files)
+    read = pv.read(files[-1])  # PolyData the way ParaView reads it
+    assert read.n_points > 0 and read.n_cells > 0
+
+    # Video: the file dialog, then the size and frame-rate dialog answered with OK.
+    gif = tmp_path / "clip.gif"
+    _answer_file_dialog(gif, seen)
+    _when_modal(QDialog, lambda d: _click_button(d, "OK"), seen, title="Export video")
+    _menu_item(window, qtbot, ["File", "Export video (MP4/GIF)…"])
+    qtbot.waitUntil(lambda: window.exports.video is None and gif.exists(), timeout=LONG)
+    assert window.exports.last_export["error"] == "", window.exports.last_export
+    assert len(seen) == 4
+    frames = np.stack(list(iio.imiter(gif)))
+    assert len(frames) == 4 and frames[0].std() > 5
+
+
+# --- closing -----------------------------------------------------------------------------------
+def _answer_question(button: str, texts: list[str], seen: list) -> None:
+    """Click `button` on the next real QMessageBox, keeping its text."""
+
+    def act(box: QMessageBox) -> None:
+        texts.append(box.text())
+        _click_button(box, button)
+
+    _when_modal(QMessageBox, act, seen)
+
+
+def test_closing_with_unsaved_results_asks_and_cancel_keeps_the_window(window, qtbot, monkeypatch):
+    monkeypatch.undo()  # the real question box, answered with a click
+    _run(window, qtbot, n_trials=1, frames=2)
+    assert window.doc.dirty
+    run = window.doc.run
+    seen: list = []
+    texts: list[str] = []
+    # Ctrl+Q, then the window's close event (the title bar's close button sends it).
+    _answer_question("Cancel", texts, seen)
+    _press(window, qtbot, Qt.Key.Key_Q, CTRL)
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=SHORT)
+    _answer_question("Cancel", texts, seen)
+    window.close()
+    qtbot.waitUntil(lambda: len(seen) == 2, timeout=SHORT)
+    assert all("not saved" in t for t in texts), texts
+    assert window.isVisible() and window.doc.run is run and window.doc.dirty
+    assert run.trials[0].status == "done" and len(run.trials[0].frames) == 2
+    window.doc.dirty = False
+
+
+def test_ctrl_q_discard_closes_a_window_and_its_workers_exit(window, qtbot, monkeypatch):
+    """A second window with unsaved results: Ctrl+Q, Discard clicked; it closes and the
+    worker processes it started exit (waited for up to a minute: a hang guard)."""
+    import os
+    import time
+
+    from app.main_window import MainWindow
+    from engine.lifeline import descendants, is_running
+
+    monkeypatch.undo()  # the real question box
+    before = set(descendants(os.getpid()))
+    second = MainWindow(n_workers=1)
+    try:
+        second.resize(900, 700)
+        second.show()
+        qtbot.waitExposed(second)
+        assert second.opening.load_example()
+        qtbot.waitUntil(lambda: second.model.grasp_valid is not None, timeout=LONG)
+        qtbot.waitUntil(lambda: second.sim.ready_count > 0, timeout=LONG)
+        _run(second, qtbot, n_trials=1, frames=2)
+        assert second.doc.dirty and second.doc.run is not None
+        started = set(descendants(os.getpid())) - before
+        assert set(second.sim.worker_pids) <= started and started
+        seen: list = []
+        texts: list[str] = []
+        _answer_question("Discard", texts, seen)
+        _press(second, qtbot, Qt.Key.Key_Q, CTRL)
+        qtbot.waitUntil(lambda: len(seen) == 1, timeout=SHORT)
+        qtbot.waitUntil(lambda: not second.isVisible(), timeout=SHORT)
+        assert "not saved" in texts[0]
+        end = time.monotonic() + 60  # a hang guard, not a speed claim
+        while any(is_running(p) for p in started) and time.monotonic() < end:
+            qtbot.wait(100)
+        assert [p for p in started if is_running(p)] == []
+    finally:
+        if second.isVisible():
+            second.doc.dirty = False
+            second.close()
+        second.shutdown()
+        second.deleteLater()
+    window.activateWindow()

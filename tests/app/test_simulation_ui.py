@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 
@@ -61,18 +59,20 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
     assert window.viewport._pad_actors[0].mapper.scalar_visibility
 
 
-def test_escape_cancels_promptly_and_keeps_the_frames(window, qtbot):
+def test_escape_cancels_the_run_and_keeps_the_frames(window, qtbot):
     window.editing.edit_param("n_trials", 3)
     assert window.runs.start_simulation()
     run = window.doc.run
     qtbot.waitUntil(lambda: len(run.trials[0].frames) >= 2, timeout=60_000)
-    t0 = time.perf_counter()
+    before = len(run.trials[0].frames)
     qtbot.keyClick(window, Qt.Key.Key_Escape)
-    _wait_done(qtbot, window, timeout=10_000)
-    assert time.perf_counter() - t0 < 5.0  # typically well under a second
+    # A hang guard, not a speed claim (benchmarks/ measures how fast a run stops).
+    _wait_done(qtbot, window, timeout=120_000)
+    # The run ended as cancelled: no trial finished, the frames computed so far are kept.
     statuses = [run.trials[k].status for k in sorted(run.trials)]
     assert statuses == ["cancelled"] * 3
-    assert len(run.trials[0].frames) >= 2  # kept
+    assert len(run.trials[0].frames) >= before >= 2
+    assert [len(run.trials[k].frames) for k in (1, 2)] == [0, 0]  # one worker: never started
     assert run.trials[0].result.reason == "cancelled"
     assert window.simulate_action.isEnabled() and not window.cancel_action.isEnabled()
 

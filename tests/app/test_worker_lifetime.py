@@ -3,7 +3,8 @@
 A stand-in GUI process (no Qt: app.workers is Qt-free) starts the real worker bodies through
 the app's worker API: a simulation worker in the middle of a trial, the grasp-finding worker
 (sampled and default grasps) and the analysis worker, both idle. It is then killed with
-SIGKILL; every worker must be gone within a few seconds.
+SIGKILL; every worker must then exit by itself (waited for up to a minute: a hang guard, not a
+speed claim).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.skipif(
     not os.path.isdir("/proc"), reason="process liveness is read from /proc"
 )
-GONE_WITHIN_S = 5.0
+HANG_GUARD_S = 60.0  # how long to wait for the workers to exit: not a speed claim
 
 
 def drive() -> None:
@@ -88,7 +89,7 @@ def test_app_workers_die_with_a_killed_gui_process(tmp_path):
             assert all(is_running(pid) for pid in pids)
             proc.send_signal(signal.SIGKILL)  # the simulation worker is mid-trial
             proc.wait(30)
-            end = time.monotonic() + GONE_WITHIN_S
+            end = time.monotonic() + HANG_GUARD_S
             while any(is_running(pid) for pid in pids) and time.monotonic() < end:
                 time.sleep(0.1)
             left = [pid for pid in pids if is_running(pid)]
