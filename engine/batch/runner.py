@@ -246,10 +246,23 @@ def local_results(
                     task,
                     "worker died",
                     "the worker process died while running this task alone (a crash in the "
-                    "solver or out of memory)",
+                    f"solver or out of memory{_main_guard_hint()})",
                 )
         else:
             suspects.extend(reversed(lost))
+
+
+def _main_guard_hint() -> str:
+    """A hint for a batch started by the user's own script: workers start by importing the
+    main module, so an unguarded script starts the batch again in every worker, which dies."""
+    main = sys.modules.get("__main__")
+    path = str(getattr(main, "__file__", "") or "")
+    if not path.endswith(".py") or os.sep + "engine" + os.sep in path:
+        return ""
+    return (
+        f", or {os.path.basename(path)} starts the batch without an "
+        "'if __name__ == \"__main__\":' guard: every worker runs it again on start"
+    )
 
 
 class StopSignals:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
 from engine.batch.grasp_table import read_grasp_table
 from engine.batch.results_store import ResultsStore
 from engine.batch.runner import local_results, run_batch
@@ -64,3 +66,39 @@ def test_sigterm_while_a_row_is_written_stops_after_that_row_and_resumes(tmp_pat
     assert not summary.interrupted and summary.exit_status == 0
     assert (summary.skipped, summary.ran) == (1, 2)
     assert [r["grasp_id"] for r in read_rows(tmp_path / "r.csv")] == ["a", "b", "c"]
+
+
+UNGUARDED_SCRIPT = """
+import sys
+sys.path.insert(0, {repo!r})
+from engine.batch.grasp_table import read_grasp_table
+from engine.batch.runner import local_results
+from engine.batch.tasks import BatchConfig, make_tasks
+from tests.engine.batch.test_runner import ok_row
+
+tasks = make_tasks(read_grasp_table({grasps!r}), BatchConfig(models=("reach",)))
+for row in local_results(tasks, 1, ok_row):  # no 'if __name__ == "__main__":' around it
+    print("ROW", row["status"], row["error"])
+"""
+
+
+@pytest.mark.slow
+def test_a_batch_from_an_unguarded_script_names_the_missing_main_guard(tmp_path):
+    """Workers start by importing the main module (spawn): a script that starts a batch
+    without the guard starts it again in each worker, which dies. The error row must say
+    so, not only blame the solver or memory."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    grasps = write_grasps(tmp_path / "g.csv", [["a", *CUBE_ROW]])
+    script = tmp_path / "label_my_grasps.py"
+    script.write_text(UNGUARDED_SCRIPT.format(repo=str(REPO), grasps=str(grasps)))
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    rows = [line for line in out.stdout.splitlines() if line.startswith("ROW")]
+    assert rows, out.stderr[-2000:]
+    assert rows[0].startswith("ROW error"), rows
+    assert "label_my_grasps.py starts the batch without an" in rows[0], rows
