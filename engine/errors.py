@@ -22,3 +22,11 @@ class GraspError(IpcGraspError, ValueError):
 
 class SolverError(IpcGraspError, RuntimeError):
     """The time-step solver failed (Newton did not converge, line search stalled)."""
+
+
+class NewtonNotConverged(SolverError):
+    """Newton used its iterations without converging (`iterations` of them)."""
+
+    def __init__(self, message: str, iterations: int) -> None:
+        super().__init__(message)
+        self.iterations = iterations

@@ -16,7 +16,7 @@ import numpy as np
 import qdldl
 import scipy.sparse as sp
 
-from engine.errors import SolverError
+from engine.errors import NewtonNotConverged, SolverError
 
 _LIBC = ctypes.CDLL(None)
 
@@ -339,7 +339,8 @@ def newton_solve(
                 evaluations += n
                 if done:
                     return NewtonResult(u, it, evaluations)
-    raise SolverError(
+    raise NewtonNotConverged(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol:g} m); "
-        "try a smaller time step or a larger newton tolerance"
+        "try a smaller time step or a larger newton tolerance",
+        max_iterations,
     )
