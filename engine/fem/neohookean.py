@@ -167,14 +167,20 @@ class HessianAssembler:
         self.shape = (3 * n, 3 * n)
         self.nnz = 9 * len(pairs)
 
-    def assemble(self, element_hessians: np.ndarray) -> sp.csr_matrix:
-        """(3n,3n) symmetric CSR matrix from (t,12,12) element blocks."""
+    def assemble_data(self, element_hessians: np.ndarray) -> np.ndarray:
+        """The (nnz,) data array of `assemble`'s matrix, in its fixed pattern's order (no
+        matrix built: scipy's construction and format checks cost more than the scatter)."""
         h = np.ascontiguousarray(element_hessians, dtype=np.float64)
         if h.shape != (self._pair_of.shape[0], 12, 12):
             raise ParameterError(
                 f"element Hessians must be ({self._pair_of.shape[0]},12,12), got {h.shape}"
             )
-        data = _scatter_kernel(h, self._pair_of, self._base, self._stride, self.nnz)
+        data: np.ndarray = _scatter_kernel(h, self._pair_of, self._base, self._stride, self.nnz)
+        return data
+
+    def assemble(self, element_hessians: np.ndarray) -> sp.csr_matrix:
+        """(3n,3n) symmetric CSR matrix from (t,12,12) element blocks."""
+        data = self.assemble_data(element_hessians)
         # Copies: in-place scipy ops on the result (eliminate_zeros, ...) must not edit the pattern.
         m = sp.csr_matrix(
             (data, self._indices.copy(), self._indptr.copy()), shape=self.shape, copy=False

@@ -127,7 +127,7 @@ class InternalTerm:
         for k, blk in enumerate(s.pads):
             _, ge, he = elastic_hessian(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
             g[blk.dof] += ge
-            pad_data.append(blk.assembler.assemble(he).data)
+            pad_data.append(blk.assembler.assemble_data(he))
         _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
         g[s.obj_dof] += go
         return g, self.layout.matrix(pad_data, ho)
