@@ -45,17 +45,22 @@ def _text(value: object, unit: str) -> str:
     return str(value)
 
 
-def param_changes(pinned: SimulationParams, shown: SimulationParams) -> list[str]:
-    """What differs between two runs' parameters, one line per field in declaration order:
-    "E 1e+07 Pa → 1e+08 Pa" (label and unit from the field's declaration, engine.schema)."""
+def _differences(pinned: SimulationParams, shown: SimulationParams) -> list[tuple[str, str, str]]:
+    """(label, pinned value, shown value) of every field that differs, in declaration order,
+    values with their unit (label and unit from the field's declaration, engine.schema)."""
     out = []
     for d in schema.declared(SimulationParams):
         a, b = getattr(pinned, d.name), getattr(shown, d.name)
         if a == b or (isinstance(a, float) and isinstance(b, float) and math.isclose(a, b)):
             continue
-        label = d.spec.label or d.name
-        out.append(f"{label} {_text(a, d.spec.unit)} → {_text(b, d.spec.unit)}")
+        out.append((d.spec.label or d.name, _text(a, d.spec.unit), _text(b, d.spec.unit)))
     return out
+
+
+def param_changes(pinned: SimulationParams, shown: SimulationParams) -> list[str]:
+    """What differs between two runs' parameters, one line per field in declaration order:
+    "E 1e+07 Pa → 1e+08 Pa"."""
+    return [f"{label} {a} → {b}" for label, a, b in _differences(pinned, shown)]
 
 
 def grasp_change(pinned: Grasp, shown: Grasp) -> str:
@@ -77,15 +82,9 @@ def side_labels(
     """What each run of a side-by-side comparison is labelled with: the values of the
     parameters that differ, as "E 1e+08 Pa", pinned first, then shown (the grasp's move on
     the shown side when it moved)."""
-    left: list[str] = []
-    right: list[str] = []
-    for d in schema.declared(SimulationParams):
-        a, b = getattr(pinned, d.name), getattr(shown, d.name)
-        if a == b or (isinstance(a, float) and isinstance(b, float) and math.isclose(a, b)):
-            continue
-        label = d.spec.label or d.name
-        left.append(f"{label} {_text(a, d.spec.unit)}")
-        right.append(f"{label} {_text(b, d.spec.unit)}")
+    diffs = _differences(pinned, shown)
+    left = [f"{label} {a}" for label, a, _ in diffs]
+    right = [f"{label} {b}" for label, _, b in diffs]
     moved = grasp_change(pinned_grasp, shown_grasp)
     if moved:
         right.append(moved)
