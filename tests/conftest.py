@@ -7,3 +7,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 REFERENCE_CUBE = SHARED_DATA / "reach_cube" / "cube_3cm.obj"
+REACH_JSON = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
+
+
+def reach_table():  # -> engine.batch.grasp_table.GraspTable
+    """The REACH cube's grasp table; skips the calling test when ../shared/data is absent."""
+    import pytest
+
+    from engine.batch.grasp_table import read_grasp_table
+
+    if not REACH_JSON.exists():
+        pytest.skip(f"the REACH data set is not at {REACH_JSON}")
+    return read_grasp_table(REACH_JSON)
+
+
+def reach_scene(index: int):  # -> (RestingObject, Grasp)
+    """The resting cube and the grasp of REACH attempt `index` (skips without the data)."""
+    from engine.batch.grasp_table import build_scene
+
+    obj, _, grasp = build_scene(reach_table().grasps[index])
+    return obj, grasp

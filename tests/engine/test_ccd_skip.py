@@ -16,15 +16,11 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_skipped_ccd_query_would_have_allowed_the_whole_step(monkeypatch):
-    from engine.batch.grasp_table import build_scene, read_grasp_table
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-    from tests.conftest import SHARED_DATA
+    from tests.conftest import reach_scene
 
-    reach = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
-    if not reach.exists():
-        pytest.skip(f"the REACH data set is not at {reach}")
-    obj, _, grasp = build_scene(read_grasp_table(reach).grasps[5])
+    obj, grasp = reach_scene(5)
     (nominal,) = plan_trials(grasp, TrialSpec())
     params = SimulationParams.from_values(youngs_modulus_pa=1e8, mu=0.4, auto_open_m=0.02)
 

@@ -57,14 +57,10 @@ def test_a_long_approach_step_that_ccd_cuts_short_is_not_retried_forever():
     left 5 % of a 2.1 mm gap was cut to 95 % and retried at the same length until the step limit
     ("the squeeze did not finish within 2000 steps" after 2 frames). Seen in the E x mu grid on
     REACH grasp 20, perturbed trial 2 (seed 682350478), E = 1e7 Pa: it must squeeze and lift."""
-    from engine.batch.grasp_table import build_scene, read_grasp_table
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-    from tests.conftest import SHARED_DATA
+    from tests.conftest import reach_scene
 
-    reach = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
-    if not reach.exists():
-        pytest.skip(f"the REACH data set is not at {reach}")
-    obj, _, grasp = build_scene(read_grasp_table(reach).grasps[20])
+    obj, grasp = reach_scene(20)
     trial = plan_trials(grasp, TrialSpec(n_trials=5, seed=682350478))[2]
     params = SimulationParams.from_values(
         youngs_modulus_pa=1e7, mu=0.4, auto_open_m=0.02, squeeze_force_n=20.0

@@ -16,14 +16,10 @@ pytestmark = pytest.mark.slow
 
 
 def test_both_jaws_press_with_the_servo_force_after_a_stiff_contact():
-    from engine.batch.grasp_table import build_scene, read_grasp_table
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-    from tests.conftest import SHARED_DATA
+    from tests.conftest import reach_scene
 
-    reach = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
-    if not reach.exists():
-        pytest.skip(f"the REACH data set is not at {reach}")
-    obj, _, grasp = build_scene(read_grasp_table(reach).grasps[10])
+    obj, grasp = reach_scene(10)
     (nominal,) = plan_trials(grasp, TrialSpec())
     force = 3.0
     params = SimulationParams.from_values(

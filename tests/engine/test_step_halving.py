@@ -17,22 +17,19 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_step_newton_cannot_finish_is_halved_not_failed():
-    from engine.batch.grasp_table import build_scene, read_grasp_table
+    from engine.batch.grasp_table import build_scene
     from engine.batch.tasks import BatchConfig, make_tasks
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, planned_trial, run_trial
-    from tests.conftest import SHARED_DATA
+    from tests.conftest import reach_table
 
-    reach = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
-    if not reach.exists():
-        pytest.skip(f"the REACH data set is not at {reach}")
     params = SimulationParams(
         youngs_modulus_pa=1e8, mu=0.5, squeeze_force_n=20.0, auto_open_m=0.02
     ).validate()
     config = BatchConfig(models=("ipc",), spec=TrialSpec(n_trials=5, seed=0), params=params)
     (task,) = [
         t
-        for t in make_tasks(read_grasp_table(reach), config)
+        for t in make_tasks(reach_table(), config)
         if t.grasp.grasp_id == "cube_3cm/4" and t.trial == 2
     ]
     obj, _, grasp = build_scene(task.grasp)

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine.analytic.result import ModelResult
-from tests.conftest import SHARED_DATA
+from tests.conftest import REACH_JSON as REACH_JSON  # re-exported for the batch tests
 
-REACH_JSON = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
 CSV_HEADER = [
     "grasp_id",
     "object",
