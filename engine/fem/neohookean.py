@@ -119,6 +119,31 @@ def elastic_hessian(
     return float(energy), grad, hess
 
 
+def elastic_hessian_data(
+    x: np.ndarray,
+    rest: TetRest,
+    mu: float,
+    lam: float,
+    assembler: HessianAssembler,
+    project_psd: bool = True,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """(energy, gradient (3n,), the assembled Hessian's data in `assembler`'s fixed pattern).
+
+    Equal to assembler.assemble_data(elastic_hessian(...)[2]) without the (t,12,12) array.
+    project_psd: each tet's d2psi/dF2 clamped to its PSD part (analytic eigensystem); without
+    it the exact Hessian from the explicit d2psi/dF2 (no SVD, about 3x cheaper), which Newton
+    uses until a matrix fails to factorize.
+    """
+    xs = _positions(x, rest)
+    mu, lam = _material(mu, lam)
+    a = assembler
+    energy, grad, data = _hessian_data_kernel(
+        xs, rest.tets, rest.dm_inv, rest.volumes, mu, lam, bool(project_psd),
+        a._pair_of, a._base, a._stride, a.nnz,
+    )  # fmt: skip
+    return float(energy), grad, data
+
+
 def stress_hessian(
     f: np.ndarray,
     mu: float,
@@ -619,6 +644,98 @@ def _gradient_kernel(
 
 
 @njit(cache=True)
+def _analytic_scratch() -> tuple[np.ndarray, ...]:
+    return (
+        _mat3(), _mat3(), _mat3(), _mat3(), _mat3(), np.empty((4, 3)), np.empty(3),
+        np.empty(3), np.empty(6), np.empty(12), np.empty((3, 12)), np.empty((3, 12)),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _element_hessian_analytic(
+    f: np.ndarray,
+    bm: np.ndarray,
+    vol: float,
+    mu: float,
+    lam: float,
+    project: bool,
+    scratch: tuple[np.ndarray, ...],
+    he: np.ndarray,
+) -> None:
+    """he = vol B^T d2psi/dF2 B (12x12, overwritten) via the analytic eigensystem; scratch
+    from _analytic_scratch."""
+    u, v, work, q, scale, vb, s, w3, tf, w, ws, zs = scratch
+    he[:, :] = 0.0
+    _analytic_eigensystem(f, mu, lam, project, u, v, s, tf, scale, work, q, w3)
+    # vb[a, c] = v_c . bm[a]: mode Q = u_r v_c^T maps to (B^T Q)[3a + i] = u_r[i] vb[a, c].
+    for a in range(4):
+        for c in range(3):
+            vb[a, c] = v[0, c] * bm[a, 0] + v[1, c] * bm[a, 1] + v[2, c] * bm[a, 2]
+    for k in range(3):
+        ka, kb = _singular_pair(k)
+        for n in range(2):
+            lm = tf[2 * k + n]
+            if lm == 0.0:
+                continue
+            sign = -1.0 if n == 0 else 1.0
+            for a in range(4):
+                for i in range(3):
+                    w[3 * a + i] = _INV_SQRT2 * (u[i, kb] * vb[a, ka] + sign * u[i, ka] * vb[a, kb])
+            _add_rank1_upper(he, vol * lm, w)
+    # Scaling block: H += vol W^T scale W with W rows (B^T u_c v_c^T).
+    for c in range(3):
+        for a in range(4):
+            for i in range(3):
+                ws[c, 3 * a + i] = u[i, c] * vb[a, c]
+    for c in range(3):
+        for r in range(12):
+            zs[c, r] = vol * (
+                scale[c, 0] * ws[0, r] + scale[c, 1] * ws[1, r] + scale[c, 2] * ws[2, r]
+            )
+    for r in range(12):
+        w0, w1, w2 = ws[0, r], ws[1, r], ws[2, r]
+        for k in range(r, 12):
+            he[r, k] += w0 * zs[0, k] + w1 * zs[1, k] + w2 * zs[2, k]
+    _mirror_upper(he)
+
+
+@njit(cache=True)
+def _element_hessian_explicit(
+    f: np.ndarray,
+    bm: np.ndarray,
+    vol: float,
+    mu: float,
+    lam: float,
+    dpdf: np.ndarray,
+    t: np.ndarray,
+    he: np.ndarray,
+) -> None:
+    """he = vol B^T d2psi/dF2 B (12x12) from the explicit 9x9 d2psi/dF2, not projected.
+
+    No SVD: about three times cheaper than the analytic eigensystem. dpdf (9,9) and t (9,12)
+    are scratch.
+    """
+    _dpdf_explicit(f, mu, lam, dpdf)
+    # t[3i + j, 3b + k] = sum_l dpdf[3i + j, 3k + l] bm[b, l]  (d2psi/dF_ij dx_bk)
+    for row in range(9):
+        for b in range(4):
+            for k in range(3):
+                t[row, 3 * b + k] = (
+                    dpdf[row, 3 * k] * bm[b, 0]
+                    + dpdf[row, 3 * k + 1] * bm[b, 1]
+                    + dpdf[row, 3 * k + 2] * bm[b, 2]
+                )
+    for a in range(4):
+        for i in range(3):
+            r = 3 * a + i
+            for c in range(r, 12):
+                he[r, c] = vol * (
+                    bm[a, 0] * t[3 * i, c] + bm[a, 1] * t[3 * i + 1, c] + bm[a, 2] * t[3 * i + 2, c]
+                )
+    _mirror_upper(he)
+
+
+@njit(cache=True)
 def _hessian_kernel(
     x: np.ndarray,
     tets: np.ndarray,
@@ -632,54 +749,60 @@ def _hessian_kernel(
     nt = tets.shape[0]
     grad = np.zeros(3 * x.shape[0])
     hess = np.zeros((nt, 12, 12))
-    f, p = np.empty((3, 3)), np.empty((3, 3))
-    u, v, work, q, scale = _mat3(), _mat3(), _mat3(), _mat3(), _mat3()
-    s, w3, tf = np.empty(3), np.empty(3), np.empty(6)
-    bm, vb = np.empty((4, 3)), np.empty((4, 3))
-    w = np.empty(12)
-    ws, zs = np.empty((3, 12)), np.empty((3, 12))
+    f, p, bm = np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3))
+    scratch = _analytic_scratch()
+    energy = 0.0
+    for e in range(nt):
+        psi_e, ok = _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad)
+        energy += psi_e
+        if ok:
+            _element_hessian_analytic(f, bm, volumes[e], mu, lam, project, scratch, hess[e])
+    return energy, grad, hess
+
+
+@njit(cache=True)
+def _hessian_data_kernel(
+    x: np.ndarray,
+    tets: np.ndarray,
+    dm_inv: np.ndarray,
+    volumes: np.ndarray,
+    mu: float,
+    lam: float,
+    project: bool,
+    pair_of: np.ndarray,
+    base: np.ndarray,
+    stride: np.ndarray,
+    nnz: int,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Energy, gradient and the assembled Hessian's data (HessianAssembler's pattern), each
+    element block scattered as soon as it is computed (no (t,12,12) array). Projected: the
+    analytic eigensystem; else the explicit d2psi/dF2."""
+    nt = tets.shape[0]
+    grad = np.zeros(3 * x.shape[0])
+    data = np.zeros(nnz)
+    f, p, bm = np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3))
+    scratch = _analytic_scratch()
+    dpdf, t = np.empty((9, 9)), np.empty((9, 12))
+    he = np.empty((12, 12))
     energy = 0.0
     for e in range(nt):
         psi_e, ok = _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad)
         energy += psi_e
         if not ok:
             continue
-        vol = volumes[e]
-        he = hess[e]
-        _analytic_eigensystem(f, mu, lam, project, u, v, s, tf, scale, work, q, w3)
-        # vb[a, c] = v_c . bm[a]: mode Q = u_r v_c^T maps to (B^T Q)[3a + i] = u_r[i] vb[a, c].
+        if project:
+            _element_hessian_analytic(f, bm, volumes[e], mu, lam, True, scratch, he)
+        else:
+            _element_hessian_explicit(f, bm, volumes[e], mu, lam, dpdf, t, he)
         for a in range(4):
-            for c in range(3):
-                vb[a, c] = v[0, c] * bm[a, 0] + v[1, c] * bm[a, 1] + v[2, c] * bm[a, 2]
-        for k in range(3):
-            ka, kb = _singular_pair(k)
-            for n in range(2):
-                lm = tf[2 * k + n]
-                if lm == 0.0:
-                    continue
-                sign = -1.0 if n == 0 else 1.0
-                for a in range(4):
-                    for i in range(3):
-                        w[3 * a + i] = _INV_SQRT2 * (
-                            u[i, kb] * vb[a, ka] + sign * u[i, ka] * vb[a, kb]
-                        )
-                _add_rank1_upper(he, vol * lm, w)
-        # Scaling block: H += vol W^T scale W with W rows (B^T u_c v_c^T).
-        for c in range(3):
-            for a in range(4):
+            for b in range(4):
+                pr = pair_of[e, 4 * a + b]
+                b0 = base[pr]
+                st = stride[pr]
                 for i in range(3):
-                    ws[c, 3 * a + i] = u[i, c] * vb[a, c]
-        for c in range(3):
-            for r in range(12):
-                zs[c, r] = vol * (
-                    scale[c, 0] * ws[0, r] + scale[c, 1] * ws[1, r] + scale[c, 2] * ws[2, r]
-                )
-        for r in range(12):
-            w0, w1, w2 = ws[0, r], ws[1, r], ws[2, r]
-            for k in range(r, 12):
-                he[r, k] += w0 * zs[0, k] + w1 * zs[1, k] + w2 * zs[2, k]
-        _mirror_upper(he)
-    return energy, grad, hess
+                    for k in range(3):
+                        data[b0 + i * st + k] += he[3 * a + i, 3 * b + k]
+    return energy, grad, data
 
 
 @njit(cache=True)

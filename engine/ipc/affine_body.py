@@ -68,27 +68,37 @@ def orthogonality_energy(q: np.ndarray, k_volume: float) -> float:
     return float(k_volume * np.sum(g * g))
 
 
-def orthogonality_gradient_hessian(
-    q: np.ndarray, k_volume: float
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """Energy, gradient (12,) and PSD-projected Hessian (12,12) of the orthogonality energy."""
+def orthogonality_gradient(q: np.ndarray, k_volume: float) -> np.ndarray:
+    """Gradient (12,) of the orthogonality energy: dE/da_i = 4 k V sum_j G_ij a_j."""
     a = affine_matrix(q)
-    cols = [a[:, j] for j in range(3)]
+    grad = np.zeros(12)
+    grad[3:] = 4.0 * k_volume * (a @ (a.T @ a - np.eye(3))).T.ravel()
+    return grad
+
+
+def orthogonality_gradient_hessian(
+    q: np.ndarray, k_volume: float, project: bool = True
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Energy, gradient (12,) and Hessian (12,12) of the orthogonality energy, PSD-projected
+    when `project`.
+
+    With columns a_i of A and G = A^T A - I: dE/da_i = 4 k V sum_j G_ij a_j and
+    d2E/da_i da_m = 4 k V (a_m a_i^T + G_im I + [i = m] A A^T).
+    """
+    a = affine_matrix(q)
     gram = a.T @ a - np.eye(3)
     energy = float(k_volume * np.sum(gram * gram))
-    grad = np.zeros(12)
-    hess = np.zeros((12, 12))
+    grad = orthogonality_gradient(q, k_volume)
     eye = np.eye(3)
-    for i in range(3):
-        grad[3 + 3 * i : 6 + 3 * i] = 4.0 * k_volume * sum(gram[i, j] * cols[j] for j in range(3))
-        for m in range(3):
-            if m == i:
-                block = sum(np.outer(cols[j], cols[j]) for j in range(3) if j != i)
-                block = block + gram[i, i] * eye + 2.0 * np.outer(cols[i], cols[i])
-            else:
-                block = np.outer(cols[m], cols[i]) + gram[i, m] * eye
-            hess[3 + 3 * i : 6 + 3 * i, 3 + 3 * m : 6 + 3 * m] = 4.0 * k_volume * block
-    hess = 0.5 * (hess + hess.T)
-    w, v = np.linalg.eigh(hess)
-    hess = (v * np.maximum(w, 0.0)) @ v.T
+    # block[i, :, m, :] is d2E / da_i da_m (rows: components of a_i).
+    block = a[None, :, :, None] * a.T[:, None, None, :]
+    block += gram[:, None, :, None] * eye[None, :, None, :]
+    block += eye[:, None, :, None] * (a @ a.T)[None, :, None, :]
+    affine = 4.0 * k_volume * block.reshape(9, 9)
+    affine = 0.5 * (affine + affine.T)
+    if project:
+        w, v = np.linalg.eigh(affine)
+        affine = (v * np.maximum(w, 0.0)) @ v.T
+    hess = np.zeros((12, 12))
+    hess[3:, 3:] = affine
     return energy, grad, hess

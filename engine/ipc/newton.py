@@ -114,19 +114,18 @@ class PatternLdl:
         self._slots = (np.empty(0), np.empty(0), np.empty(0), np.empty(0), None, np.empty(0))
 
     def factor(self, h: sp.csr_matrix) -> LdlFactor | None:
-        """The factor of h, or None when h is not positive definite."""
+        """The factor of h, or None when h is not positive definite.
+
+        h may have unsorted or duplicate entries (sums of sparse products do): entries are
+        summed into their slots, so no canonical copy is made.
+        """
         n = h.shape[0]
         h = sp.csr_matrix(h)
-        if not h.has_canonical_format:
-            h = h.copy()
-            h.sum_duplicates()
         indptr, indices, upper, keys, placed_in, slots = self._slots
         if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
             rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(h.indptr))
             upper = np.flatnonzero(h.indices >= rows)
             keys = h.indices[upper].astype(np.int64) * n + rows[upper]
-            order = np.argsort(keys, kind="stable")
-            upper, keys = upper[order], keys[order]
             placed_in, slots = None, np.empty(0, dtype=np.int64)
             indptr, indices = h.indptr.copy(), h.indices.copy()
         values = h.data[upper]
@@ -138,8 +137,7 @@ class PatternLdl:
                 placed_in = union if np.array_equal(union[slots], keys) else None
             self._slots = (indptr, indices, upper, keys, placed_in, slots)
             if placed_in is union:
-                template.data[:] = 0.0
-                template.data[slots] = values
+                template.data[:] = np.bincount(slots, weights=values, minlength=len(union))
                 try:
                     with _c_output_silenced():
                         solver.update(template, upper=True)
@@ -149,14 +147,20 @@ class PatternLdl:
             keys_all = np.union1d(union, keys)
         else:
             self._slots = (indptr, indices, upper, keys, None, slots)
-            keys_all = keys
+            keys_all = np.unique(keys)
         cols, rows_all = np.divmod(keys_all, n)
         col_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
         template = sp.csc_matrix(
-            (np.zeros(len(keys_all)), rows_all.astype(np.int32), col_ptr), shape=(n, n)
+            (
+                np.bincount(
+                    np.searchsorted(keys_all, keys), weights=values, minlength=len(keys_all)
+                ),
+                rows_all.astype(np.int32),
+                col_ptr,
+            ),
+            shape=(n, n),
         )
-        template.data[np.searchsorted(keys_all, keys)] = values
         self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
         try:
             with _c_output_silenced():
@@ -200,7 +204,7 @@ class Objective(Protocol):
     def energy(self, u: np.ndarray) -> float: ...
     def gradient(self, u: np.ndarray) -> np.ndarray: ...
     def gradient_hessian(
-        self, u: np.ndarray, project_contact: bool
+        self, u: np.ndarray, project: bool
     ) -> tuple[np.ndarray, sp.csr_matrix]: ...
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float: ...
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray: ...
@@ -278,13 +282,13 @@ def newton_solve(
     for it in range(1, max_iterations + 1):
         factor = None
         if not project:
-            g, h = objective.gradient_hessian(u, project_contact=False)
+            g, h = objective.gradient_hessian(u, project=False)
             factor = ldl.factor(h) if ldl is not None else factor_spd(h, expect_failure=True)
         if factor is None:
-            # The unprojected contact Hessian is indefinite here: project it, and keep projecting
-            # for the rest of the time step (the same contacts fail again on the next iterate).
+            # The exact Hessian is indefinite here: project it, and keep projecting for the rest
+            # of the time step (the same contacts fail again on the next iterate).
             project = True
-            g, h = objective.gradient_hessian(u, project_contact=True)
+            g, h = objective.gradient_hessian(u, project=True)
             factor = ldl.factor(h) if ldl is not None else factor_spd(h)
         if factor is None:
             raise SolverError(

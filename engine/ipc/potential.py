@@ -136,18 +136,18 @@ class IncrementalPotential:
             g[r.s_index] += self.actuator.reduced_gradient(u)
         return g
 
-    def gradient_hessian(
-        self, u: np.ndarray, project_contact: bool
-    ) -> tuple[np.ndarray, sp.csr_matrix]:
+    def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
         """Free-DOF gradient and Hessian at the current iterate u.
 
-        The contact blocks are PSD-projected only when `project_contact` (the unprojected sum
-        is usually still positive definite thanks to the mass term, and skipping ipctk's
-        per-pair eigen-projection saves most of its cost).
+        The pads' element blocks and the contact blocks are PSD-projected only when `project`:
+        the exact sum is usually still positive definite (the pads are held by their glued
+        back faces, and the mass term helps), Newton converges faster on the exact Hessian,
+        and skipping the projections (an SVD per tet, ipctk's per-pair eigen-projection) saves
+        most of their cost. Newton projects when the exact matrix does not factorize.
         """
         r = self.reduction
-        g_int, h_int = self._internal_cache(u)
-        g_c, h_c = self.contact.gradient_hessian(u, project_contact)
+        g_int, h_int = self._internal_cache(u, project)
+        g_c, h_c = self.contact.gradient_hessian(u, project)
         g = r.restrict(g_int) + r.jacobian_t @ g_c
         h = h_int
         if self.actuator is not None:
@@ -159,7 +159,7 @@ class IncrementalPotential:
             slot = lo + int(np.searchsorted(h.indices[lo:hi], k))
             a = self.actuator.reduced_hessian(u)
             if slot < hi and h.indices[slot] == k:
-                h = h.copy()  # the internal Hessian is cached for a projected retry
+                h = h.copy()  # the internal Hessian is cached
                 h.data[slot] += a
             else:
                 h = h + sp.csr_matrix(([a], ([k], [k])), shape=h.shape)
@@ -167,13 +167,13 @@ class IncrementalPotential:
             h = h + (r.jacobian_t @ (h_c @ r.jacobian))
         return g, h.tocsr()
 
-    def _internal_cache(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
-        # A projected retry at the same iterate reuses the internal terms.
+    def _internal_cache(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
+        # A second call at the same iterate (the chord test's gradient, ...) reuses the terms.
         cached = self.__dict__.get("_internal_at")
-        if cached is not None and cached[0] is u:
-            return cached[1], cached[2]
-        g, h = self.internal.gradient_hessian(u)
-        self._internal_at = (u, g, h)
+        if cached is not None and cached[0] is u and cached[1] == project:
+            return cached[2], cached[3]
+        g, h = self.internal.gradient_hessian(u, project)
+        self._internal_at = (u, project, g, h)
         return g, h
 
     @property

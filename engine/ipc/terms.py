@@ -15,9 +15,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian
+from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian_data
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.affine_body import orthogonality_energy, orthogonality_gradient_hessian
+from engine.ipc.affine_body import (
+    orthogonality_energy,
+    orthogonality_gradient,
+    orthogonality_gradient_hessian,
+)
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
 
@@ -115,20 +119,25 @@ class InternalTerm:
         for k, blk in enumerate(s.pads):
             _, ge = elastic_gradient(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
             g[blk.dof] += ge
-        _, go, _ = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
-        g[s.obj_dof] += go
+        g[s.obj_dof] += orthogonality_gradient(s.object_state(u), self.k_ortho_volume)
         return g
 
-    def gradient_hessian(self, u: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Gradient over all DOFs and the PSD-projected Hessian over the reduced unknowns."""
+    def gradient_hessian(
+        self, u: np.ndarray, project: bool = True
+    ) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Gradient over all DOFs and the Hessian over the reduced unknowns; with `project`
+        each pad element's block and the object's orthogonality block are PSD-projected, else
+        exact."""
         s = self.system
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
         for k, blk in enumerate(s.pads):
-            _, ge, he = elastic_hessian(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            _, ge, data = elastic_hessian_data(
+                s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame, blk.assembler, project
+            )
             g[blk.dof] += ge
-            pad_data.append(blk.assembler.assemble_data(he))
-        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume)
+            pad_data.append(data)
+        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume, project)
         g[s.obj_dof] += go
         return g, self.layout.matrix(pad_data, ho)
 

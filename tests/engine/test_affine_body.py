@@ -67,7 +67,10 @@ def test_orthogonality_energy_zero_for_rotations_and_derivatives_match_fd():
             for i in range(12)
         ]
     )
+    _, _, exact = orthogonality_gradient_hessian(q, kv, project=False)
+    assert np.allclose(exact, 0.5 * (h_fd + h_fd.T), atol=1e-5 * np.abs(exact).max())
     w, v = np.linalg.eigh(0.5 * (h_fd + h_fd.T))
+    assert w.min() < -1e-3 * w.max()  # this state is indefinite: the projection must act
     projected = (v * np.maximum(w, 0)) @ v.T
     _, _, h = orthogonality_gradient_hessian(q, kv)
     assert np.allclose(h, projected, atol=1e-5 * np.abs(h).max())
