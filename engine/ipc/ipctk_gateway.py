@@ -25,6 +25,7 @@ import numpy as np
 # ipctk ships no type information: its classes are `Any` to mypy. Declared as aliases so the
 # rest of the engine can use them in annotations (at run time they are ipctk's classes).
 CollisionMesh: TypeAlias = ipctk.CollisionMesh
+Candidates: TypeAlias = ipctk.Candidates
 NormalCollisions: TypeAlias = ipctk.NormalCollisions
 TangentialCollisions: TypeAlias = ipctk.TangentialCollisions
 BarrierPotential: TypeAlias = ipctk.BarrierPotential
@@ -72,6 +73,48 @@ def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> Normal
     c = ipctk.NormalCollisions()
     c.build(mesh, x, 2.0 * dhat, 0.0, BROAD_PHASE)
     return c
+
+
+def swept_candidates(
+    mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float
+) -> Candidates:
+    """Every primitive pair that comes within 2 dhat of each other anywhere on the straight move
+    x0 -> x1 (boxes swept over the move, each inflated by dhat plus a relative 1e-6 of slack).
+
+    One broad phase serves the step's CCD and every line-search contact set on the move: the
+    broad phase is ~90 % of a contact-set build (0.8 of 0.9 ms on the REACH cube scene).
+    """
+    c = ipctk.Candidates()
+    c.build(mesh, x0, x1, dhat * (1.0 + SWEPT_SLACK), BROAD_PHASE)
+    return c
+
+
+# Positions within SWEPT_SLACK * dhat of a swept move count as on it (round-off of u0 + a du).
+SWEPT_SLACK = 1e-6
+
+
+def active_collisions_among(
+    candidates: Candidates, mesh: CollisionMesh, x: np.ndarray, dhat: float
+) -> NormalCollisions:
+    """active_collisions(mesh, x, dhat) from candidates that contain every pair within 2 dhat
+    at x (swept_candidates of a move through x): the narrow phase only."""
+    c = ipctk.NormalCollisions()
+    c.build(candidates, mesh, x, 2.0 * dhat)
+    return c
+
+
+def candidates_stepsize(
+    candidates: Candidates, mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray
+) -> float:
+    """collision_free_stepsize(mesh, x0, x1), exactly, using candidates of that move.
+
+    The candidates (swept_candidates: inflated boxes) hold every pair the plain query checks
+    and more, so their step is never larger. When it is the whole step, it is the answer;
+    otherwise (about a quarter of the queries in a REACH trial) the plain query decides, since
+    additive CCD can stop a hair short of 1 on an extra pair that never touches.
+    """
+    alpha = float(candidates.compute_collision_free_stepsize(mesh, x0, x1, 0.0, NARROW_PHASE))
+    return 1.0 if alpha >= 1.0 else collision_free_stepsize(mesh, x0, x1)
 
 
 def collisions_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> NormalCollisions:

@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 import cholespy
 import numpy as np
@@ -94,6 +94,26 @@ class LdlFactor:
         return np.asarray(self._solver.solve(np.ascontiguousarray(rhs, dtype=np.float64)))
 
 
+class SummedMatrix(Protocol):
+    """A symmetric matrix kept as a sum of parts, each given by its upper-triangle entries."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """[(keys col * n + row with row <= col, values)] per part; keys may repeat (summed)."""
+        ...
+
+    def tocsr(self) -> sp.csr_matrix: ...
+
+
+NewtonMatrix: TypeAlias = "sp.csr_matrix | SummedMatrix"
+
+
+def as_csr(h: NewtonMatrix) -> sp.csr_matrix:
+    """h as one CSR matrix."""
+    return h.tocsr() if not isinstance(h, sp.csr_matrix) else h
+
+
 class PatternLdl:
     """LDL^T (QDLDL) factorizations that share one symbolic analysis per matrix size.
 
@@ -102,65 +122,63 @@ class PatternLdl:
     union's pattern and only refactorized numerically (1.2 ms against 3.1 ms for a fresh QDLDL
     and 3.4 ms for CHOLMOD on the REACH cube's n = 1069). A matrix with an entry outside the
     union widens it and pays one symbolic analysis.
+
+    A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
+    pattern, the contact blocks as triplets): each part's slots in the union are remembered
+    while its keys repeat, so a Newton matrix costs a bincount per part, not a sparse sum.
     """
 
     def __init__(self) -> None:
         # n -> (sorted keys col * n + row of the upper triangle, template CSC, solver)
         self._by_n: dict[int, tuple[np.ndarray, sp.csc_matrix, qdldl.Solver]] = {}
-        # The last matrix structure seen: (indptr, indices, upper-triangle entries, their keys,
-        # the union they were placed in, their slots in it). Newton matrices of one step mostly
-        # share a structure, and re-deriving the slots cost more than the numeric refactorization.
-        self._slots: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, object, np.ndarray]
-        self._slots = (np.empty(0), np.empty(0), np.empty(0), np.empty(0), None, np.empty(0))
+        # Per part position: (its last keys, the union they were placed in, their slots).
+        self._part_slots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        # The last CSR structure seen: (indptr, indices, upper-triangle entries, their keys).
+        self._csr: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0),
+            np.empty(0),
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.int64),
+        )
 
-    def factor(self, h: sp.csr_matrix) -> LdlFactor | None:
+    def factor(self, h: NewtonMatrix) -> LdlFactor | None:
         """The factor of h, or None when h is not positive definite.
 
-        h may have unsorted or duplicate entries (sums of sparse products do): entries are
-        summed into their slots, so no canonical copy is made.
+        A CSR h may have unsorted or duplicate entries (sums of sparse products do): entries
+        are summed into their slots, so no canonical copy is made.
         """
         n = h.shape[0]
-        h = sp.csr_matrix(h)
-        indptr, indices, upper, keys, placed_in, slots = self._slots
-        if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(h.indptr))
-            upper = np.flatnonzero(h.indices >= rows)
-            keys = h.indices[upper].astype(np.int64) * n + rows[upper]
-            placed_in, slots = None, np.empty(0, dtype=np.int64)
-            indptr, indices = h.indptr.copy(), h.indices.copy()
-        values = h.data[upper]
+        if isinstance(h, sp.csr_matrix):
+            parts = [self._csr_upper(h)]
+        else:
+            parts = h.upper_parts()
         entry = self._by_n.get(n)
         if entry is not None:
             union, template, solver = entry
-            if placed_in is not union:
-                slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
-                placed_in = union if np.array_equal(union[slots], keys) else None
-            self._slots = (indptr, indices, upper, keys, placed_in, slots)
-            if placed_in is union:
-                template.data[:] = np.bincount(slots, weights=values, minlength=len(union))
+            slots = [self._slots_in(k, keys, union) for k, (keys, _) in enumerate(parts)]
+            if all(sl is not None for sl in slots):
+                data = np.zeros(len(union))
+                for sl, (_, values) in zip(slots, parts, strict=True):
+                    data += np.bincount(sl, weights=values, minlength=len(union))  # type: ignore[arg-type]
+                template.data[:] = data
                 try:
                     with _c_output_silenced():
                         solver.update(template, upper=True)
                 except (RuntimeError, ValueError):
                     return None
                 return _definite(LdlFactor(solver))
-            keys_all = np.union1d(union, keys)
+            keys_all = np.union1d(union, np.concatenate([keys for keys, _ in parts]))
         else:
-            self._slots = (indptr, indices, upper, keys, None, slots)
-            keys_all = np.unique(keys)
+            keys_all = np.unique(np.concatenate([keys for keys, _ in parts]))
         cols, rows_all = np.divmod(keys_all, n)
         col_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
-        template = sp.csc_matrix(
-            (
-                np.bincount(
-                    np.searchsorted(keys_all, keys), weights=values, minlength=len(keys_all)
-                ),
-                rows_all.astype(np.int32),
-                col_ptr,
-            ),
-            shape=(n, n),
-        )
+        data = np.zeros(len(keys_all))
+        for keys, values in parts:
+            data += np.bincount(
+                np.searchsorted(keys_all, keys), weights=values, minlength=len(keys_all)
+            )
+        template = sp.csc_matrix((data, rows_all.astype(np.int32), col_ptr), shape=(n, n))
         self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
         try:
             with _c_output_silenced():
@@ -169,6 +187,31 @@ class PatternLdl:
             return None
         self._by_n[n] = (keys_all, template, solver)
         return _definite(LdlFactor(solver))
+
+    def _slots_in(self, k: int, keys: np.ndarray, union: np.ndarray) -> np.ndarray | None:
+        """Slots of part k's keys in union (remembered while they repeat), None if one is
+        missing from it."""
+        cached = self._part_slots.get(k)
+        if cached is not None and cached[1] is union:
+            if cached[0] is keys or np.array_equal(cached[0], keys):
+                return cached[2]
+        slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
+        if not np.array_equal(union[slots], keys):
+            return None
+        self._part_slots[k] = (keys, union, slots)
+        return slots
+
+    def _csr_upper(self, h: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, values) of a CSR matrix's upper triangle; the same keys object while its
+        structure repeats (Newton matrices of one step mostly share one)."""
+        indptr, indices, upper, keys = self._csr
+        if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
+            n = h.shape[0]
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(h.indptr))
+            upper = np.flatnonzero(h.indices >= rows)
+            keys = h.indices[upper].astype(np.int64) * n + rows[upper]
+            self._csr = (h.indptr.copy(), h.indices.copy(), upper, keys)
+        return keys, h.data[upper]
 
 
 def _definite(factor: LdlFactor) -> LdlFactor | None:
@@ -203,9 +246,7 @@ class Objective(Protocol):
     def accept(self, u: np.ndarray) -> bool: ...
     def energy(self, u: np.ndarray) -> float: ...
     def gradient(self, u: np.ndarray) -> np.ndarray: ...
-    def gradient_hessian(
-        self, u: np.ndarray, project: bool
-    ) -> tuple[np.ndarray, sp.csr_matrix]: ...
+    def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, NewtonMatrix]: ...
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float: ...
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray: ...
     def step_norm(self, du_free: np.ndarray) -> float: ...
@@ -283,13 +324,13 @@ def newton_solve(
         factor = None
         if not project:
             g, h = objective.gradient_hessian(u, project=False)
-            factor = ldl.factor(h) if ldl is not None else factor_spd(h, expect_failure=True)
+            factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h), True)
         if factor is None:
             # The exact Hessian is indefinite here: project it, and keep projecting for the rest
             # of the time step (the same contacts fail again on the next iterate).
             project = True
             g, h = objective.gradient_hessian(u, project=True)
-            factor = ldl.factor(h) if ldl is not None else factor_spd(h)
+            factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h))
         if factor is None:
             raise SolverError(
                 "the Newton matrix is not positive definite even after projection; "

@@ -12,13 +12,15 @@ vertices are Dirichlet) and is the objective `engine.ipc.newton.newton_solve` mi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
-from engine.ipc.terms import ActuatorTerm, ContactTerm, InternalTerm
+from engine.ipc.terms import ActuatorTerm, ContactTerm, FreeInternalLayout, InternalTerm
 
 # ipctk caps the barrier stiffness at 100x its mass-based minimum. A 20 N squeeze that ends on a
 # few pad-edge contacts of a 3 g object needs more: at that cap a contact pair sat ~2e-11 m
@@ -35,6 +37,38 @@ KAPPA_MAX_FACTOR = 1e3
 # which one contact pair carrying the whole grip force sits at LOAD_GAP * dhat (n pairs sharing it
 # sit about n times further apart): 30-50 % fewer Newton iterations on the REACH cube grasps.
 LOAD_GAP = 1e-3
+
+
+@dataclass(frozen=True)
+class ReducedHessian:
+    """The Newton matrix internal + J^T H_c J over the reduced unknowns, kept as its two parts
+    (engine.ipc.newton.SummedMatrix): the internal terms' data in their fixed pattern and the
+    contact Hessian over the collision vertices' coordinates (None without contact)."""
+
+    internal_data: np.ndarray
+    layout: FreeInternalLayout
+    contact: sp.csc_matrix | sp.csr_matrix | None
+    reduction: Reduction
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(n, n) with n the reduced unknowns."""
+        return (self.reduction.n, self.reduction.n)
+
+    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The two parts' upper-triangle entries (keys col * n + row, values)."""
+        parts = [(self.layout.upper_keys, self.internal_data[self.layout.upper_index])]
+        if self.contact is not None:
+            parts.append(self.reduction.upper_triplets(self.contact))
+        return parts
+
+    def tocsr(self) -> sp.csr_matrix:
+        """The sum as one CSR matrix."""
+        h = self.layout.with_data(self.internal_data)
+        if self.contact is None:
+            return h
+        r = self.reduction
+        return (h + r.jacobian_t @ (self.contact @ r.jacobian)).tocsr()
 
 
 class IncrementalPotential:
@@ -136,7 +170,7 @@ class IncrementalPotential:
             g[r.s_index] += self.actuator.reduced_gradient(u)
         return g
 
-    def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
+    def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, ReducedHessian]:
         """Free-DOF gradient and Hessian at the current iterate u.
 
         The pads' element blocks and the contact blocks are PSD-projected only when `project`:
@@ -149,23 +183,14 @@ class IncrementalPotential:
         g_int, h_int = self._internal_cache(u, project)
         g_c, h_c = self.contact.gradient_hessian(u, project)
         g = r.restrict(g_int) + r.jacobian_t @ g_c
-        h = h_int
+        data = h_int.data
         if self.actuator is not None:
             g[r.s_index] += self.actuator.reduced_gradient(u)
             # The closing coordinate's diagonal entry is in the internal pattern (the glued
-            # vertices' mass): add the actuator there instead of summing a sparse matrix.
-            k = r.s_index
-            lo, hi = h.indptr[k], h.indptr[k + 1]
-            slot = lo + int(np.searchsorted(h.indices[lo:hi], k))
-            a = self.actuator.reduced_hessian(u)
-            if slot < hi and h.indices[slot] == k:
-                h = h.copy()  # the internal Hessian is cached
-                h.data[slot] += a
-            else:
-                h = h + sp.csr_matrix(([a], ([k], [k])), shape=h.shape)
-        if h_c is not None:
-            h = h + (r.jacobian_t @ (h_c @ r.jacobian))
-        return g, h.tocsr()
+            # vertices' mass, FreeInternalLayout): the actuator's curvature is added there.
+            data = data.copy()  # the internal Hessian is cached
+            data[self.internal.layout.diagonal_slot(r.s_index)] += self.actuator.reduced_hessian(u)
+        return g, ReducedHessian(data, self.internal.layout, h_c, r)
 
     def _internal_cache(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
         # A second call at the same iterate (the chord test's gradient, ...) reuses the terms.

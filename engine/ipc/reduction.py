@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from engine.ipc.system import GraspSystem
 
@@ -57,6 +58,15 @@ class Reduction:
             raise ValueError("position-driven plates have no closing coordinate")
         return self.n - 1
 
+    def upper_triplets(self, h: sp.csc_matrix | sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """The upper triangle of J^T h J (h symmetric, over the collision vertices' coordinates)
+        as triplets: (keys col * n + row with row <= col, values), keys repeating where
+        contributions sum. A contact Hessian touches few vertices: this is a loop over its
+        entries instead of two sparse products and a sparse sum."""
+        h = h.tocsc() if not isinstance(h, sp.csc_matrix) else h
+        j = self.jacobian
+        return _upper_triplets(h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, self.n)
+
     def expand(self, dz: np.ndarray) -> np.ndarray:
         """The full-DOF increment of a reduced increment."""
         s = self.system
@@ -78,3 +88,36 @@ class Reduction:
         if self.closing is None:
             return 0.0
         return float((u - reference) @ self.closing) / self._ww
+
+
+@njit(cache=True)
+def _upper_triplets(
+    hp: np.ndarray,
+    hi: np.ndarray,
+    hv: np.ndarray,
+    jp: np.ndarray,
+    ji: np.ndarray,
+    jv: np.ndarray,
+    n: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    # (J^T H J)[R, C] = sum over entries H[r, c] of J[r, R] H[r, c] J[c, C] (J in CSR, H in CSC).
+    count = 0
+    for c in range(len(hp) - 1):
+        for k in range(hp[c], hp[c + 1]):
+            count += (jp[hi[k] + 1] - jp[hi[k]]) * (jp[c + 1] - jp[c])
+    keys = np.empty(count, np.int64)
+    values = np.empty(count)
+    m = 0
+    for c in range(len(hp) - 1):
+        for k in range(hp[c], hp[c + 1]):
+            r = hi[k]
+            for p in range(jp[r], jp[r + 1]):
+                row = ji[p]
+                w = jv[p] * hv[k]
+                for q in range(jp[c], jp[c + 1]):
+                    col = ji[q]
+                    if row <= col:
+                        keys[m] = col * n + row
+                        values[m] = w * jv[q]
+                        m += 1
+    return keys[:m], values[:m]

@@ -12,6 +12,8 @@ All terms are divided by h^2 so they are in J and the barrier gradient is a forc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -67,6 +69,11 @@ class FreeInternalLayout:
         self._weights_var = None if reduction.closing is None else w[:n_kept_var]
         mass_w = mass.data[keep[n_var:]] * w[n_kept_var:]
         self._mass_data = np.bincount(target[n_kept_var:], weights=mass_w, minlength=self.nnz)
+        # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
+        pattern_rows = np.repeat(np.arange(nz, dtype=np.int64), np.diff(self._indptr))
+        self.upper_index = np.flatnonzero(self._indices >= pattern_rows)
+        self.upper_keys = self._indices[self.upper_index].astype(np.int64) * nz
+        self.upper_keys += pattern_rows[self.upper_index]
 
     def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
         """The reduced Hessian from the pads' assembled data and the object's 12x12 block."""
@@ -74,9 +81,22 @@ class FreeInternalLayout:
         if self._weights_var is not None:
             data = data * self._weights_var
         values = np.bincount(self._target_var, weights=data, minlength=self.nnz) + self._mass_data
+        return self.with_data(values)
+
+    def with_data(self, values: np.ndarray) -> sp.csr_matrix:
+        """The CSR matrix of this pattern holding `values` (not copied)."""
         return sp.csr_matrix(
             (values, self._indices, self._indptr), shape=(self.n_free, self.n_free), copy=False
         )
+
+    def diagonal_slot(self, k: int) -> int:
+        """Index in the pattern's data of the diagonal entry (k, k); every unknown has one
+        (its mass, or the glued vertices' mass for the closing coordinate)."""
+        lo, hi = self._indptr[k], self._indptr[k + 1]
+        slot = lo + int(np.searchsorted(self._indices[lo:hi], k))
+        if not (slot < hi and self._indices[slot] == k):
+            raise ValueError(f"unknown {k} has no diagonal entry in the internal pattern")
+        return slot
 
 
 class InternalTerm:
@@ -146,12 +166,32 @@ class InternalTerm:
         return 1.0
 
 
+@dataclass(frozen=True)
+class SweptMove:
+    """A Newton step of the collision vertices, x0 -> x0 + dx, from iterate u, with the broad
+    phase over it (ipc.swept_candidates): the step's CCD and its line search share it."""
+
+    u: np.ndarray
+    x0: np.ndarray  # (n, 3) m
+    dx: np.ndarray  # (n, 3) m
+    candidates: ipc.Candidates
+
+    def contains(self, x: np.ndarray, tol: float) -> bool:
+        """Whether every vertex of x lies within tol (m, per component) of the same point
+        x0 + a dx of the move, 0 <= a <= 1."""
+        d = x - self.x0
+        dd = float(np.vdot(self.dx, self.dx))
+        a = min(max(float(np.vdot(d, self.dx)) / dd, 0.0), 1.0) if dd > 0.0 else 0.0
+        return bool(np.abs(d - a * self.dx).max() <= tol)
+
+
 class ContactTerm:
     """Barrier + lagged friction over the collision vertices; owns contact set and stiffness.
 
-    `value(u)` builds the contact set at u (a line-search trial); `accept(u)` makes the last
-    evaluated u the current iterate, adopting its contact set without rebuilding and adapting
-    kappa (ipctk's rule: grow it while the closest pair keeps approaching, up to kappa_max).
+    `value(u)` builds the contact set at u (a line-search trial; from the candidates of the
+    step `max_step` last checked when u lies on it); `accept(u)` makes the last evaluated u the
+    current iterate, adopting its contact set without rebuilding and adapting kappa (ipctk's
+    rule: grow it while the closest pair keeps approaching, up to kappa_max).
     """
 
     def __init__(
@@ -184,6 +224,7 @@ class ContactTerm:
         self._current: np.ndarray | None = None
         self._min_d2 = np.inf
         self._evaluated: tuple[np.ndarray, np.ndarray, ipc.NormalCollisions] | None = None
+        self._move: SweptMove | None = None
 
     def _set_kappa(self, kappa: float) -> None:
         self.kappa = float(kappa)
@@ -197,6 +238,7 @@ class ContactTerm:
         self._current = u
         self._min_d2 = ipc.minimum_squared_distance(self.collisions, self.system.collision_mesh, x)
         self._evaluated = None
+        self._move = None
 
     def accept(self, u: np.ndarray) -> bool:
         """Make u (the last value() argument) the current iterate; True if kappa changed."""
@@ -219,10 +261,21 @@ class ContactTerm:
         return changed
 
     def _collisions_at(self, u: np.ndarray) -> tuple[np.ndarray, ipc.NormalCollisions]:
-        x = self.system.collision_vertices(u)
+        s = self.system
+        x = s.collision_vertices(u)
         if u is self._current:
             return x, self.collisions
-        collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
+        move = self._move
+        if (
+            move is not None
+            and move.u is self._current
+            and move.contains(x, 0.5 * ipc.SWEPT_SLACK * self.dhat)
+        ):
+            collisions = ipc.active_collisions_among(
+                move.candidates, s.collision_mesh, x, self.dhat
+            )
+        else:
+            collisions = ipc.active_collisions(s.collision_mesh, x, self.dhat)
         self._evaluated = (u, x, collisions)
         return x, collisions
 
@@ -267,13 +320,19 @@ class ContactTerm:
         return g, h
 
     def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
-        """Largest fraction of the full-DOF step du that keeps every state intersection-free."""
+        """Largest fraction of the full-DOF step du that keeps every state intersection-free.
+
+        Builds the broad phase over the step once (SweptMove): the CCD and the line search's
+        contact sets on the step take their pairs from it.
+        """
         s = self.system
         x = s.collision_vertices(u)
         dx = (s.jacobian @ du).reshape(-1, 3)
+        candidates = ipc.swept_candidates(s.collision_mesh, x, x + dx, self.dhat)
+        self._move = SweptMove(u, x, dx, candidates)
         if u is self._current and self.step_is_free(dx):
             return 1.0
-        return ipc.collision_free_stepsize(s.collision_mesh, x, x + dx)
+        return ipc.candidates_stepsize(candidates, s.collision_mesh, x, x + dx)
 
     def step_is_free(self, dx: np.ndarray) -> bool:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring

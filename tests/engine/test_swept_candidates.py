@@ -1,0 +1,110 @@
+"""One broad phase per Newton step (ipc.swept_candidates) serves the step's CCD and every
+line-search contact set on it. The contact sets built from it must give what a full build gives
+at every point of the step (the same barrier energy, gradient and closest distance): every pair
+within 2 dhat (the barrier's build radius, workaround 1 of engine.ipc.ipctk_gateway) anywhere
+on the move is a candidate. The full build may leave out pairs between dhat and 2 dhat, where
+the barrier is exactly zero, so the counts may differ. The CCD answer is the plain query's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.terms import ContactTerm, SweptMove
+
+DHAT = 1e-4
+
+
+def _two_triangles(gap_m: float) -> tuple[ipc.CollisionMesh, np.ndarray]:
+    """A triangle at z = 0.01 and a second one gap_m above it (different bodies), no ground."""
+    tri = np.array([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.0]])
+    x = np.vstack([tri, tri + np.array([0.002, 0.002, gap_m])])
+    x[:, 2] += 0.01
+    faces = np.array([[0, 1, 2], [3, 4, 5]])
+    return ipc.collision_mesh(x, faces, np.array([0, 0, 0, 1, 1, 1]), ground=False), x
+
+
+def test_pairs_entering_the_barrier_zone_mid_move_are_candidates():
+    # The upper triangle falls from 5 dhat to 0.5 dhat: its pairs enter the 2 dhat build
+    # radius only after 2/3 of the move, and the plain swept boxes (no inflation) of the
+    # first third of the move never overlap.
+    mesh, x0 = _two_triangles(5 * DHAT)
+    x1 = x0.copy()
+    x1[3:, 2] -= 4.5 * DHAT
+    candidates = ipc.swept_candidates(mesh, x0, x1, DHAT)
+    for a in np.linspace(0.0, 1.0, 11):
+        x = x0 + a * (x1 - x0)
+        _assert_same_barrier(ipc.active_collisions_among(candidates, mesh, x, DHAT), mesh, x)
+    assert ipc.barrier(DHAT, 1.0)(ipc.active_collisions(mesh, x1, DHAT), mesh, x1) > 0
+    # The test can fail: candidates of the first third of the move miss the end's pairs.
+    early = ipc.swept_candidates(mesh, x0, x0 + (x1 - x0) / 3.0, DHAT)
+    with pytest.raises(AssertionError):
+        _assert_same_barrier(ipc.active_collisions_among(early, mesh, x1, DHAT), mesh, x1)
+    assert ipc.candidates_stepsize(candidates, mesh, x0, x1) == ipc.collision_free_stepsize(
+        mesh, x0, x1
+    )
+
+
+def _assert_same_barrier(got: ipc.NormalCollisions, mesh: ipc.CollisionMesh, x: np.ndarray) -> None:
+    """got gives the barrier energy, gradient and closest distance of a full build at x."""
+    dhat = DHAT
+    direct = ipc.active_collisions(mesh, x, dhat)
+    barrier = ipc.barrier(dhat, 1.0)
+    assert barrier(got, mesh, x) == pytest.approx(barrier(direct, mesh, x), rel=1e-12, abs=0)
+    np.testing.assert_allclose(
+        barrier.gradient(got, mesh, x), barrier.gradient(direct, mesh, x), rtol=1e-12, atol=0
+    )
+    assert ipc.minimum_squared_distance(got, mesh, x) == ipc.minimum_squared_distance(
+        direct, mesh, x
+    )
+
+
+def test_a_position_off_the_move_is_not_on_it():
+    mesh, x0 = _two_triangles(5 * DHAT)
+    dx = np.zeros_like(x0)
+    dx[3:, 2] = -DHAT
+    move = SweptMove(np.zeros(1), x0, dx, ipc.swept_candidates(mesh, x0, x0 + dx, DHAT))
+    tol = 1e-12
+    assert move.contains(x0 + 0.3 * dx, tol)
+    assert move.contains(x0 + dx, tol)
+    assert not move.contains(x0 + 1.5 * dx, tol)  # beyond the end
+    assert not move.contains(x0 - 0.5 * dx, tol)  # before the start
+    bent = x0 + 0.5 * dx
+    bent[0, 0] += 1e-9
+    assert not move.contains(bent, tol)
+
+
+@pytest.mark.slow
+def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
+    """On a real squeeze and lift (REACH cube grasp 5), every contact set taken from a step's
+    candidates equals a full build at the same positions, and so does every CCD answer."""
+    from engine.grasp.params import SimulationParams
+    from engine.grasp.trials import TrialSpec, plan_trials, run_trial
+    from tests.conftest import reach_scene
+
+    obj, grasp = reach_scene(5)
+    (nominal,) = plan_trials(grasp, TrialSpec())
+    params = SimulationParams.from_values(youngs_modulus_pa=1e8, mu=0.4, auto_open_m=0.02)
+    checked = {"sets": 0, "ccd": 0}
+    among, stepsize = ipc.active_collisions_among, ipc.candidates_stepsize
+
+    def checked_among(candidates, mesh, x, dhat):
+        assert dhat == DHAT
+        got = among(candidates, mesh, x, dhat)
+        _assert_same_barrier(got, mesh, x)
+        checked["sets"] += 1
+        return got
+
+    def checked_stepsize(candidates, mesh, x0, x1):
+        got = stepsize(candidates, mesh, x0, x1)
+        assert got == ipc.collision_free_stepsize(mesh, x0, x1)
+        checked["ccd"] += 1
+        return got
+
+    monkeypatch.setattr(ipc, "active_collisions_among", checked_among)
+    monkeypatch.setattr(ipc, "candidates_stepsize", checked_stepsize)
+    result = run_trial(obj, nominal, params)
+    assert result.reason == "lifted", result.error
+    assert checked["sets"] > 50 and checked["ccd"] > 10, checked
+    assert ContactTerm  # the term under test takes these through engine.ipc.ipctk_gateway
