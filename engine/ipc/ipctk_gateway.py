@@ -76,28 +76,25 @@ def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> Normal
 
 
 def swept_candidates(
-    mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float
+    mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray, radius: float
 ) -> Candidates:
-    """Every primitive pair that comes within 2 dhat of each other anywhere on the straight move
-    x0 -> x1 (boxes swept over the move, each inflated by dhat plus a relative 1e-6 of slack).
+    """Every primitive pair whose boxes, swept over the straight move x0 -> x1 and each
+    inflated by radius (m), overlap: among them every pair that comes within 2 radius anywhere
+    on the move.
 
-    One broad phase serves the step's CCD and every line-search contact set on the move: the
-    broad phase is ~90 % of a contact-set build (0.8 of 0.9 ms on the REACH cube scene).
+    One broad phase then serves CCD and contact-set builds (the broad phase is ~90 % of a
+    contact-set build: 0.8 of 0.9 ms on the REACH cube scene).
     """
     c = ipctk.Candidates()
-    c.build(mesh, x0, x1, dhat * (1.0 + SWEPT_SLACK), BROAD_PHASE)
+    c.build(mesh, x0, x1, radius, BROAD_PHASE)
     return c
-
-
-# Positions within SWEPT_SLACK * dhat of a swept move count as on it (round-off of u0 + a du).
-SWEPT_SLACK = 1e-6
 
 
 def active_collisions_among(
     candidates: Candidates, mesh: CollisionMesh, x: np.ndarray, dhat: float
 ) -> NormalCollisions:
-    """active_collisions(mesh, x, dhat) from candidates that contain every pair within 2 dhat
-    at x (swept_candidates of a move through x): the narrow phase only."""
+    """active_collisions(mesh, x, dhat) from candidates that hold every pair within 2 dhat at
+    x (engine.ipc.terms.CandidateCover): the narrow phase only."""
     c = ipctk.NormalCollisions()
     c.build(candidates, mesh, x, 2.0 * dhat)
     return c

@@ -166,30 +166,46 @@ class InternalTerm:
         return 1.0
 
 
-@dataclass(frozen=True)
-class SweptMove:
-    """A Newton step of the collision vertices, x0 -> x0 + dx, from iterate u, with the broad
-    phase over it (ipc.swept_candidates): the step's CCD and its line search share it."""
+# How far (in dhat) the vertices may leave a Newton step's move and still use its broad phase.
+COVER_MARGIN = 1.0
 
-    u: np.ndarray
-    x0: np.ndarray  # (n, 3) m
-    dx: np.ndarray  # (n, 3) m
+
+@dataclass(frozen=True)
+class CandidateCover:
+    """Broad-phase candidates that hold every pair closer than 2 dhat at any positions whose
+    vertices all stay inside per-vertex boxes [lo, hi] (m), and every pair CCD must check on a
+    straight move between two such positions.
+
+    Built over a Newton step's move x0 -> x1 with boxes inflated by dhat + margin: a vertex
+    within `margin` of its box over the move keeps every primitive's dhat-inflated box inside
+    that primitive's inflated swept box. Newton's later iterates of a time step move by far
+    less than dhat, so one broad phase serves the step's CCD queries and line-search contact
+    sets until an iterate leaves the cover.
+    """
+
+    lo: np.ndarray  # (n, 3) m
+    hi: np.ndarray  # (n, 3) m
     candidates: ipc.Candidates
 
-    def contains(self, x: np.ndarray, tol: float) -> bool:
-        """Whether every vertex of x lies within tol (m, per component) of the same point
-        x0 + a dx of the move, 0 <= a <= 1."""
-        d = x - self.x0
-        dd = float(np.vdot(self.dx, self.dx))
-        a = min(max(float(np.vdot(d, self.dx)) / dd, 0.0), 1.0) if dd > 0.0 else 0.0
-        return bool(np.abs(d - a * self.dx).max() <= tol)
+    @classmethod
+    def of_move(
+        cls, mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float, margin: float
+    ) -> CandidateCover:
+        """The cover of the move x0 -> x1 (n, 3) with `margin` (m) of room around it."""
+        candidates = ipc.swept_candidates(mesh, x0, x1, dhat + margin)
+        inner = margin * (1.0 - 1e-6)  # round-off of the boxes' inflation stays inside
+        return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, candidates)
+
+    def covers(self, x: np.ndarray) -> bool:
+        """Whether every vertex of x (n, 3) lies inside its box."""
+        return bool(np.all(x >= self.lo) and np.all(x <= self.hi))
 
 
 class ContactTerm:
     """Barrier + lagged friction over the collision vertices; owns contact set and stiffness.
 
-    `value(u)` builds the contact set at u (a line-search trial; from the candidates of the
-    step `max_step` last checked when u lies on it); `accept(u)` makes the last evaluated u the
+    `value(u)` builds the contact set at u (a line-search trial; from the broad phase of the
+    CandidateCover `max_step` last built when it covers u); `accept(u)` makes the last evaluated u the
     current iterate, adopting its contact set without rebuilding and adapting kappa (ipctk's
     rule: grow it while the closest pair keeps approaching, up to kappa_max).
     """
@@ -224,7 +240,7 @@ class ContactTerm:
         self._current: np.ndarray | None = None
         self._min_d2 = np.inf
         self._evaluated: tuple[np.ndarray, np.ndarray, ipc.NormalCollisions] | None = None
-        self._move: SweptMove | None = None
+        self._cover: CandidateCover | None = None
 
     def _set_kappa(self, kappa: float) -> None:
         self.kappa = float(kappa)
@@ -238,7 +254,6 @@ class ContactTerm:
         self._current = u
         self._min_d2 = ipc.minimum_squared_distance(self.collisions, self.system.collision_mesh, x)
         self._evaluated = None
-        self._move = None
 
     def accept(self, u: np.ndarray) -> bool:
         """Make u (the last value() argument) the current iterate; True if kappa changed."""
@@ -265,14 +280,10 @@ class ContactTerm:
         x = s.collision_vertices(u)
         if u is self._current:
             return x, self.collisions
-        move = self._move
-        if (
-            move is not None
-            and move.u is self._current
-            and move.contains(x, 0.5 * ipc.SWEPT_SLACK * self.dhat)
-        ):
+        cover = self._cover
+        if cover is not None and cover.covers(x):
             collisions = ipc.active_collisions_among(
-                move.candidates, s.collision_mesh, x, self.dhat
+                cover.candidates, s.collision_mesh, x, self.dhat
             )
         else:
             collisions = ipc.active_collisions(s.collision_mesh, x, self.dhat)
@@ -322,17 +333,20 @@ class ContactTerm:
     def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
         """Largest fraction of the full-DOF step du that keeps every state intersection-free.
 
-        Builds the broad phase over the step once (SweptMove): the CCD and the line search's
-        contact sets on the step take their pairs from it.
+        The CCD and the line search's contact sets take their pairs from a CandidateCover of
+        the move, built here unless the last one still covers it.
         """
         s = self.system
         x = s.collision_vertices(u)
         dx = (s.jacobian @ du).reshape(-1, 3)
-        candidates = ipc.swept_candidates(s.collision_mesh, x, x + dx, self.dhat)
-        self._move = SweptMove(u, x, dx, candidates)
+        x1 = x + dx
+        cover = self._cover
+        if cover is None or not (cover.covers(x) and cover.covers(x1)):
+            margin = COVER_MARGIN * self.dhat
+            cover = self._cover = CandidateCover.of_move(s.collision_mesh, x, x1, self.dhat, margin)
         if u is self._current and self.step_is_free(dx):
             return 1.0
-        return ipc.candidates_stepsize(candidates, s.collision_mesh, x, x + dx)
+        return ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x, x1)
 
     def step_is_free(self, dx: np.ndarray) -> bool:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring

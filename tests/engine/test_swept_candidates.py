@@ -1,9 +1,10 @@
-"""One broad phase per Newton step (ipc.swept_candidates) serves the step's CCD and every
-line-search contact set on it. The contact sets built from it must give what a full build gives
-at every point of the step (the same barrier energy, gradient and closest distance): every pair
-within 2 dhat (the barrier's build radius, workaround 1 of engine.ipc.ipctk_gateway) anywhere
-on the move is a candidate. The full build may leave out pairs between dhat and 2 dhat, where
-the barrier is exactly zero, so the counts may differ. The CCD answer is the plain query's."""
+"""One broad phase (engine.ipc.terms.CandidateCover: swept over a Newton step's move, with room
+around it) serves the CCD queries and line-search contact sets of the time step while the
+iterates stay covered. Contact sets built from it must give what a full build gives (the same
+barrier energy, gradient and closest distance): every pair within 2 dhat (the barrier's build
+radius, workaround 1 of engine.ipc.ipctk_gateway) at a covered position is a candidate. The full
+build may leave out pairs between dhat and 2 dhat, where the barrier is exactly zero, so the
+counts may differ. The CCD answer is the plain query's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.terms import ContactTerm, SweptMove
+from engine.ipc.terms import CandidateCover, ContactTerm
 
 DHAT = 1e-4
 
@@ -60,19 +61,30 @@ def _assert_same_barrier(got: ipc.NormalCollisions, mesh: ipc.CollisionMesh, x: 
     )
 
 
-def test_a_position_off_the_move_is_not_on_it():
-    mesh, x0 = _two_triangles(5 * DHAT)
-    dx = np.zeros_like(x0)
-    dx[3:, 2] = -DHAT
-    move = SweptMove(np.zeros(1), x0, dx, ipc.swept_candidates(mesh, x0, x0 + dx, DHAT))
-    tol = 1e-12
-    assert move.contains(x0 + 0.3 * dx, tol)
-    assert move.contains(x0 + dx, tol)
-    assert not move.contains(x0 + 1.5 * dx, tol)  # beyond the end
-    assert not move.contains(x0 - 0.5 * dx, tol)  # before the start
-    bent = x0 + 0.5 * dx
-    bent[0, 0] += 1e-9
-    assert not move.contains(bent, tol)
+def test_positions_near_the_move_are_covered_and_their_pairs_are_candidates():
+    # The move ends 2.5 dhat apart; 0.9 dhat further down, inside the cover (margin dhat), the
+    # triangles are 1.6 dhat apart: pairs a build over the move alone would not hold.
+    mesh, x0 = _two_triangles(3 * DHAT)
+    x1 = x0.copy()
+    x1[3:, 2] -= 0.5 * DHAT
+    cover = CandidateCover.of_move(mesh, x0, x1, DHAT, DHAT)
+    inside = x1.copy()
+    inside[3:, 2] -= 0.9 * DHAT
+    assert cover.covers(x0) and cover.covers(x1) and cover.covers(inside)
+    assert len(ipc.active_collisions(mesh, inside, DHAT)) > 0
+    _assert_same_barrier(
+        ipc.active_collisions_among(cover.candidates, mesh, inside, DHAT), mesh, inside
+    )
+    # The test can fail: the move's own candidates (no margin) miss those pairs.
+    bare = ipc.swept_candidates(mesh, x0, x1, DHAT)
+    with pytest.raises(AssertionError):
+        _assert_same_barrier(ipc.active_collisions_among(bare, mesh, inside, DHAT), mesh, inside)
+    outside = x1.copy()
+    outside[3:, 2] -= 1.1 * DHAT
+    assert not cover.covers(outside)
+    sideways = x0.copy()
+    sideways[0, 0] += 1.1 * DHAT
+    assert not cover.covers(sideways)
 
 
 @pytest.mark.slow
