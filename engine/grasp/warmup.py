@@ -6,13 +6,20 @@ the first Simulate does not wait for kernels to load.
 
 from __future__ import annotations
 
+import numpy as np
+import scipy.sparse as sp
+
 from engine.fem import neohookean
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
+from engine.ipc import reduction, terms
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
+
+# The modules holding numba kernels a simulation calls.
+KERNEL_MODULES = (neohookean, terms, reduction)
 
 
 def warm_up() -> tuple[int, int]:
@@ -31,17 +38,21 @@ def warm_up() -> tuple[int, int]:
     PadFieldEvaluator(pad, params.youngs_modulus_pa, params.poisson_ratio).energy_density(
         frame.pad_vertices[0]
     )
+    # The first frame has no contact: map a contact Hessian as ipctk returns one (CSC, int32).
+    h, j = sp.csc_matrix(np.eye(3)), sp.csr_matrix(np.eye(3))
+    reduction._upper_triplets(h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, 3)
     compiled = loaded = 0
-    for kernel in vars(neohookean).values():
-        stats = getattr(kernel, "stats", None)  # numba dispatchers: cache hits and misses
-        if stats is not None and hasattr(stats, "cache_hits"):
-            loaded += sum(stats.cache_hits.values())
-            compiled += sum(stats.cache_misses.values())
+    for module in KERNEL_MODULES:
+        for kernel in vars(module).values():
+            stats = getattr(kernel, "stats", None)  # numba dispatchers: cache hits and misses
+            if stats is not None and hasattr(stats, "cache_hits"):
+                loaded += sum(stats.cache_hits.values())
+                compiled += sum(stats.cache_misses.values())
     return compiled, loaded
 
 
 def kernels_cold() -> bool:
-    """True when numba's cache folder holds none of the elastic kernels for this install (a
+    """True when numba's cache folder holds none of the solver's kernels for this install (a
     fresh install, or its source changed): the first simulation then compiles them, seconds.
     Compiles nothing. False when numba's cache internals are not the ones this reads.
 
@@ -49,7 +60,7 @@ def kernels_cold() -> bool:
     default settings uses most of them (the other Hessian projections' few are compiled when
     first chosen, without a word)."""
     indexes = 0
-    for kernel in vars(neohookean).values():
+    for kernel in (k for module in KERNEL_MODULES for k in vars(module).values()):
         load = getattr(
             getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_load_index", None
         )

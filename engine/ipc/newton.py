@@ -167,7 +167,11 @@ class PatternLdl:
                 except (RuntimeError, ValueError):
                     return None
                 return _definite(LdlFactor(solver))
-            keys_all = np.union1d(union, np.concatenate([keys for keys, _ in parts]))
+            # Widen the union by the missing keys only (a full union1d re-sorts ~50k keys).
+            keys = np.concatenate([keys for keys, _ in parts])
+            found = union[np.minimum(np.searchsorted(union, keys), len(union) - 1)] == keys
+            extra = np.unique(keys[~found])
+            keys_all = np.insert(union, np.searchsorted(union, extra), extra)
         else:
             keys_all = np.unique(np.concatenate([keys for keys, _ in parts]))
         cols, rows_all = np.divmod(keys_all, n)

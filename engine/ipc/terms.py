@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian_data
 from engine.ipc import ipctk_gateway as ipc
@@ -61,12 +62,15 @@ class FreeInternalLayout:
         self.nnz = len(keys)
         self._indices = (keys % nz).astype(np.int32)
         self._indptr = np.searchsorted(keys // nz, np.arange(nz + 1)).astype(np.int32)
-        self._keep_var = keep[:n_var]
-        n_kept_var = int(self._keep_var.sum())
-        self._target_var = target[:n_kept_var]
+        keep_var = keep[:n_var]
+        n_kept_var = int(keep_var.sum())
         w = (weight[all_rows] * weight[all_cols])[keep]
-        # Position-driven plates: every weight is 1, and the gather stays a plain sum.
-        self._weights_var = None if reduction.closing is None else w[:n_kept_var]
+        # Per variable entry (pads' data, then the object's 12x12): its slot (-1: dropped) and
+        # weight (1 for free DOFs; the closing direction's for glued vertices).
+        self._target_var = np.full(n_var, -1, dtype=np.int64)
+        self._target_var[keep_var] = target[:n_kept_var]
+        self._weight_var = np.zeros(n_var)
+        self._weight_var[keep_var] = w[:n_kept_var]
         mass_w = mass.data[keep[n_var:]] * w[n_kept_var:]
         self._mass_data = np.bincount(target[n_kept_var:], weights=mass_w, minlength=self.nnz)
         # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
@@ -77,10 +81,12 @@ class FreeInternalLayout:
 
     def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
         """The reduced Hessian from the pads' assembled data and the object's 12x12 block."""
-        data = np.concatenate([*pad_data, object_block.ravel()])[self._keep_var]
-        if self._weights_var is not None:
-            data = data * self._weights_var
-        values = np.bincount(self._target_var, weights=data, minlength=self.nnz) + self._mass_data
+        values = np.zeros(self.nnz)
+        offset = 0
+        for data in (*pad_data, object_block.ravel()):
+            _gather_add(values, data, self._target_var, self._weight_var, offset)
+            offset += len(data)
+        values += self._mass_data
         return self.with_data(values)
 
     def with_data(self, values: np.ndarray) -> sp.csr_matrix:
@@ -97,6 +103,17 @@ class FreeInternalLayout:
         if not (slot < hi and self._indices[slot] == k):
             raise ValueError(f"unknown {k} has no diagonal entry in the internal pattern")
         return slot
+
+
+@njit(cache=True)
+def _gather_add(
+    out: np.ndarray, data: np.ndarray, target: np.ndarray, weight: np.ndarray, offset: int
+) -> None:
+    # out[target[offset + i]] += weight[offset + i] data[i], in order (as a bincount sums).
+    for i in range(len(data)):
+        t = target[offset + i]
+        if t >= 0:
+            out[t] += data[i] * weight[offset + i]
 
 
 class InternalTerm:
