@@ -162,8 +162,7 @@ class PatternLdl:
                     data += np.bincount(sl, weights=values, minlength=len(union))  # type: ignore[arg-type]
                 template.data[:] = data
                 try:
-                    with _c_output_silenced():
-                        solver.update(template, upper=True)
+                    solver.update(template, upper=True)  # QDLDL reports by exception only
                 except (RuntimeError, ValueError):
                     return None
                 return _definite(LdlFactor(solver))
@@ -185,8 +184,7 @@ class PatternLdl:
         template = sp.csc_matrix((data, rows_all.astype(np.int32), col_ptr), shape=(n, n))
         self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
         try:
-            with _c_output_silenced():
-                solver = qdldl.Solver(template, upper=True)
+            solver = qdldl.Solver(template, upper=True)
         except (RuntimeError, ValueError):
             return None
         self._by_n[n] = (keys_all, template, solver)
