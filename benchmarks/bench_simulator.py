@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -55,6 +56,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--vertices", type=int, nargs="+", default=list(PAPER_S))
     args = ap.parse_args()
+    load_before = os.getloadavg()
     run_child(8)  # warm numba's cache
     rows = []
     for n in args.vertices:
@@ -68,11 +70,13 @@ def main() -> None:
             f"{PAPER_S.get(n, float('nan'))} | {PAPER_S.get(n, float('nan')) / med:.0f}x |"
         )
         print(rows[-1], flush=True)
+    load_after = os.getloadavg()
     header = [
         "# Simulator benchmark: one squeeze-lift trial of the 3 cm, 3 g cube",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {platform.node()} ({platform.processor() or platform.machine()}), "
-        f"Python {platform.python_version()}, {args.runs} runs per row, one trial per fresh process.",
+        f"Python {platform.python_version()}, {args.runs} runs per row, one trial per fresh process; "
+        f"load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after.",
         f"Default parameters (E = 1e8 Pa, mu = 0.4, rounded pad, edge {r0['pad_vertices']} vertices / "
         f"{r0['pad_tets']} tets per pad), default grasp through the centre of mass.",
         "`trial s` is the simulation (squeeze, lift, hold; includes loading numba's cached kernels); `setup + trial s` adds loading the object, meshing the pads and building the system (not Python start-up).",
