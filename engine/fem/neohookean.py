@@ -794,14 +794,7 @@ def _hessian_data_kernel(
             _element_hessian_analytic(f, bm, volumes[e], mu, lam, True, scratch, he)
         else:
             _element_hessian_explicit(f, bm, volumes[e], mu, lam, dpdf, t, he)
-        for a in range(4):
-            for b in range(4):
-                pr = pair_of[e, 4 * a + b]
-                b0 = base[pr]
-                st = stride[pr]
-                for i in range(3):
-                    for k in range(3):
-                        data[b0 + i * st + k] += he[3 * a + i, 3 * b + k]
+        _scatter_element(data, he, pair_of[e], base, stride)
     return energy, grad, data
 
 
@@ -868,12 +861,20 @@ def _scatter_kernel(
 ) -> np.ndarray:
     data = np.zeros(nnz)
     for e in range(hess.shape[0]):
-        for a in range(4):
-            for b in range(4):
-                pr = pair_of[e, 4 * a + b]
-                b0 = base[pr]
-                st = stride[pr]
-                for i in range(3):
-                    for k in range(3):
-                        data[b0 + i * st + k] += hess[e, 3 * a + i, 3 * b + k]
+        _scatter_element(data, hess[e], pair_of[e], base, stride)
     return data
+
+
+@njit(cache=True)
+def _scatter_element(
+    data: np.ndarray, he: np.ndarray, pairs: np.ndarray, base: np.ndarray, stride: np.ndarray
+) -> None:
+    # Adds one tet's 12x12 block into the assembled data (slot of (pair, i, k) = base + i stride + k).
+    for a in range(4):
+        for b in range(4):
+            pr = pairs[4 * a + b]
+            b0 = base[pr]
+            st = stride[pr]
+            for i in range(3):
+                for k in range(3):
+                    data[b0 + i * st + k] += he[3 * a + i, 3 * b + k]

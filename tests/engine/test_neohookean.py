@@ -223,13 +223,7 @@ def test_eigh_and_analytic_element_projections_agree(pad):
 
 def test_inverted_or_flat_tet_has_infinite_energy(pad):
     x0, rest = pad
-    x = x0.copy()
-    tet = rest.tets[0]
-    # Reflect vertex 3 of tet 0 through the plane of the other three.
-    p0, p1, p2 = x[tet[0]], x[tet[1]], x[tet[2]]
-    normal = np.cross(p1 - p0, p2 - p0)
-    normal /= np.linalg.norm(normal)
-    x[tet[3]] -= 2 * np.dot(x[tet[3]] - p0, normal) * normal
+    x = _with_inverted_tet(x0, rest)
     per_tet = elastic_energy_per_tet(x, rest, MU, LAM)
     assert per_tet[0] == np.inf
     assert elastic_energy(x, rest, MU, LAM) == np.inf
@@ -238,7 +232,8 @@ def test_inverted_or_flat_tet_has_infinite_energy(pad):
     assert energy == np.inf
     assert np.all(blocks[0] == 0.0)
     # Flat: vertex 3 in the plane of the other three.
-    x[tet[3]] = (p0 + p1 + p2) / 3.0
+    tet = rest.tets[0]
+    x[tet[3]] = (x0[tet[0]] + x0[tet[1]] + x0[tet[2]]) / 3.0
     assert elastic_energy_per_tet(x, rest, MU, LAM)[0] == np.inf
 
 
@@ -313,6 +308,7 @@ def test_assembled_hessian_data_equals_the_element_blocks_scattered(pad, deforme
 
 
 def _with_inverted_tet(x0: np.ndarray, rest) -> np.ndarray:
+    """x0 with vertex 3 of tet 0 reflected through the plane of the other three."""
     x = x0.copy()
     tet = rest.tets[0]
     p0, p1, p2 = x[tet[0]], x[tet[1]], x[tet[2]]
