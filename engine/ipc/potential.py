@@ -180,26 +180,15 @@ class IncrementalPotential:
         most of their cost. Newton projects when the exact matrix does not factorize.
         """
         r = self.reduction
-        g_int, h_int = self._internal_cache(u, project)
+        g_int, data = self.internal.gradient_hessian(u, project)
         g_c, h_c = self.contact.gradient_hessian(u, project)
         g = r.restrict(g_int) + r.jacobian_t @ g_c
-        data = h_int.data
         if self.actuator is not None:
             g[r.s_index] += self.actuator.reduced_gradient(u)
             # The closing coordinate's diagonal entry is in the internal pattern (the glued
             # vertices' mass, FreeInternalLayout): the actuator's curvature is added there.
-            data = data.copy()  # the internal Hessian is cached
             data[self.internal.layout.diagonal_slot(r.s_index)] += self.actuator.reduced_hessian(u)
         return g, ReducedHessian(data, self.internal.layout, h_c, r)
-
-    def _internal_cache(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
-        # A second call at the same iterate (the chord test's gradient, ...) reuses the terms.
-        cached = self.__dict__.get("_internal_at")
-        if cached is not None and cached[0] is u and cached[1] == project:
-            return cached[2], cached[3]
-        g, h = self.internal.gradient_hessian(u, project)
-        self._internal_at = (u, project, g, h)
-        return g, h
 
     @property
     def kappa(self) -> float:

@@ -79,15 +79,16 @@ class FreeInternalLayout:
         self.upper_keys = self._indices[self.upper_index].astype(np.int64) * nz
         self.upper_keys += pattern_rows[self.upper_index]
 
-    def matrix(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> sp.csr_matrix:
-        """The reduced Hessian from the pads' assembled data and the object's 12x12 block."""
+    def data(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> np.ndarray:
+        """The reduced Hessian's data in this pattern (`with_data` makes it a matrix) from the
+        pads' assembled data and the object's 12x12 block."""
         values = np.zeros(self.nnz)
         offset = 0
         for data in (*pad_data, object_block.ravel()):
             _gather_add(values, data, self._target_var, self._weight_var, offset)
             offset += len(data)
         values += self._mass_data
-        return self.with_data(values)
+        return values
 
     def with_data(self, values: np.ndarray) -> sp.csr_matrix:
         """The CSR matrix of this pattern holding `values` (not copied)."""
@@ -161,10 +162,10 @@ class InternalTerm:
 
     def gradient_hessian(
         self, u: np.ndarray, project: bool = True
-    ) -> tuple[np.ndarray, sp.csr_matrix]:
-        """Gradient over all DOFs and the Hessian over the reduced unknowns; with `project`
-        each pad element's block and the object's orthogonality block are PSD-projected, else
-        exact."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient over all DOFs and the Hessian over the reduced unknowns as its data in
+        `self.layout`'s pattern; with `project` each pad element's block and the object's
+        orthogonality block are PSD-projected, else exact."""
         s = self.system
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
@@ -176,7 +177,7 @@ class InternalTerm:
             pad_data.append(data)
         _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume, project)
         g[s.obj_dof] += go
-        return g, self.layout.matrix(pad_data, ho)
+        return g, self.layout.data(pad_data, ho)
 
     def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
         """No constraint: the full step is allowed (inversions show up as infinite energy)."""
