@@ -109,6 +109,20 @@ class SummedMatrix(Protocol):
 NewtonMatrix: TypeAlias = "sp.csr_matrix | SummedMatrix"
 
 
+def upper_entries(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions in the data, keys col * n + row) of the upper-triangle entries (row <= col)
+    of an n x n CSR structure: the keys SummedMatrix parts and PatternLdl use."""
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    upper = np.flatnonzero(indices >= rows)
+    return upper, indices[upper].astype(np.int64) * n + rows[upper]
+
+
+def _slots(union: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's slot in the sorted union, and whether the union holds it there."""
+    slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
+    return slots, union[slots] == keys
+
+
 def as_csr(h: NewtonMatrix) -> sp.csr_matrix:
     """h as one CSR matrix."""
     return h.tocsr() if not isinstance(h, sp.csr_matrix) else h
@@ -168,8 +182,7 @@ class PatternLdl:
                 return _definite(LdlFactor(solver))
             # Widen the union by the missing keys only (a full union1d re-sorts ~50k keys).
             keys = np.concatenate([keys for keys, _ in parts])
-            found = union[np.minimum(np.searchsorted(union, keys), len(union) - 1)] == keys
-            extra = np.unique(keys[~found])
+            extra = np.unique(keys[~_slots(union, keys)[1]])
             keys_all = np.insert(union, np.searchsorted(union, extra), extra)
         else:
             keys_all = np.unique(np.concatenate([keys for keys, _ in parts]))
@@ -197,8 +210,8 @@ class PatternLdl:
         if cached is not None and cached[1] is union:
             if cached[0] is keys or np.array_equal(cached[0], keys):
                 return cached[2]
-        slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
-        if not np.array_equal(union[slots], keys):
+        slots, found = _slots(union, keys)
+        if not found.all():
             return None
         self._part_slots[k] = (keys, union, slots)
         return slots
@@ -208,10 +221,7 @@ class PatternLdl:
         structure repeats (Newton matrices of one step mostly share one)."""
         indptr, indices, upper, keys = self._csr
         if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
-            n = h.shape[0]
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(h.indptr))
-            upper = np.flatnonzero(h.indices >= rows)
-            keys = h.indices[upper].astype(np.int64) * n + rows[upper]
+            upper, keys = upper_entries(h.indptr, h.indices, h.shape[0])
             self._csr = (h.indptr.copy(), h.indices.copy(), upper, keys)
         return keys, h.data[upper]
 

@@ -25,6 +25,7 @@ from engine.ipc.affine_body import (
     orthogonality_gradient,
     orthogonality_gradient_hessian,
 )
+from engine.ipc.newton import upper_entries
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
 
@@ -74,10 +75,7 @@ class FreeInternalLayout:
         mass_w = mass.data[keep[n_var:]] * w[n_kept_var:]
         self._mass_data = np.bincount(target[n_kept_var:], weights=mass_w, minlength=self.nnz)
         # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
-        pattern_rows = np.repeat(np.arange(nz, dtype=np.int64), np.diff(self._indptr))
-        self.upper_index = np.flatnonzero(self._indices >= pattern_rows)
-        self.upper_keys = self._indices[self.upper_index].astype(np.int64) * nz
-        self.upper_keys += pattern_rows[self.upper_index]
+        self.upper_index, self.upper_keys = upper_entries(self._indptr, self._indices, nz)
 
     def data(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> np.ndarray:
         """The reduced Hessian's data in this pattern (`with_data` makes it a matrix) from the
