@@ -85,8 +85,9 @@ class _State:
 
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
 FREE_FLIGHT_STEPS = 8
-# A lift step at the steady lift speed spans this many time steps.
-STEADY_LIFT_STEPS = 2
+# A lift step at the steady lift speed spans up to this many time steps (fewer for the last
+# one, so the lift ends within one time step's rise of its height, as with single steps).
+STEADY_LIFT_STEPS = 4
 # A time step whose Newton solve does not converge is split in two, at most this many times
 # (down to 1/8 of the step).
 MAX_STEP_HALVINGS = 3
@@ -704,6 +705,14 @@ class GraspSimulation:
         fingers' inertia is all that resists, and Newton then fails on centimetre steps)."""
         return None if force_n is None else self.params.closing_speed_m_s * h
 
+    def _steady_lift_steps(self, height_m: float) -> int:
+        """Time steps one steady-speed lift step spans: STEADY_LIFT_STEPS, or as few as bring
+        the object from `height_m` to the lift height (a longer step would overshoot it)."""
+        p = self.params
+        rise = p.lift_speed_m_s * p.time_step_s
+        needed = math.ceil((p.lift_height_m - height_m) / rise - 1e-9)
+        return max(1, min(STEADY_LIFT_STEPS, needed))
+
     def _lift(self) -> Generator[Frame, None, ContactSummary]:
         p, st0 = self.params, self._state
         max_lift = p.lift_height_m + p.slip_tolerance_m
@@ -720,7 +729,9 @@ class GraspSimulation:
                 # Once the plates rise at a steady speed, nothing changes from step to step
                 # but the height: longer steps cover the same lift.
                 steady = p.lift_ramp_s <= 0 or elapsed >= p.lift_ramp_s - 1e-9
-                h = p.time_step_s * (STEADY_LIFT_STEPS if steady else 1)
+                h = p.time_step_s * (
+                    self._steady_lift_steps(summary.object_min_z_m) if steady else 1
+                )
                 d = min(self._lift_increment(elapsed, h), max_lift - st.lift_m)
                 servo = self._hold_command(force, h)
                 try:
