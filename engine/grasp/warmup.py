@@ -14,12 +14,12 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
-from engine.ipc import reduction, terms
+from engine.ipc import ldl_kernels, reduction, terms
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
 # The modules holding numba kernels a simulation calls.
-KERNEL_MODULES = (neohookean, terms, reduction)
+KERNEL_MODULES = (neohookean, terms, reduction, ldl_kernels)
 
 
 def warm_up() -> tuple[int, int]:

@@ -17,6 +17,7 @@ import qdldl
 import scipy.sparse as sp
 
 from engine.errors import NewtonNotConverged, SolverError
+from engine.ipc.ldl_kernels import elimination_tree, ldl_factor, ldl_solve, scatter_sum
 
 _LIBC = ctypes.CDLL(None)
 
@@ -128,25 +129,107 @@ def as_csr(h: NewtonMatrix) -> sp.csr_matrix:
     return h.tocsr() if not isinstance(h, sp.csr_matrix) else h
 
 
+@dataclass
+class _Symbolic:
+    """One symbolic analysis: a union of upper-triangle keys, its fill-reducing order, the
+    permuted upper-triangular CSC pattern, and the arrays every numeric pass reuses."""
+
+    union: np.ndarray  # sorted keys col * n + row (row <= col) in the matrix's own indices
+    to_csc: np.ndarray  # union index -> position in the permuted CSC's data
+    perm: np.ndarray  # (P^T v)[j] = v[perm[j]]
+    ap: np.ndarray
+    ai: np.ndarray
+    ax: np.ndarray
+    etree: np.ndarray
+    lp: np.ndarray
+    li: np.ndarray
+    lx: np.ndarray
+    d: np.ndarray
+    dinv: np.ndarray
+    fresh_fill: float  # nonzeros of L under the last fresh AMD order of this matrix size
+
+    @classmethod
+    def of(cls, union: np.ndarray, n: int, old: _Symbolic | None = None) -> _Symbolic:
+        """The analysis of the keys `union` of an n x n matrix (every diagonal entry among
+        them): elimination tree and L's pattern in a fill-reducing order. A union widened from
+        `old` keeps its order (its new keys couple a few more pad vertices to the object, and
+        a fresh order costs a QDLDL factorization) until L has REORDER_FILL times the fill of
+        the last fresh order; a fresh order is QDLDL's AMD, taken from a diagonally dominant
+        matrix of the same pattern."""
+        if old is not None:
+            kept = cls._in_order(union, n, old.perm, old.fresh_fill)
+            if kept.lp[-1] <= REORDER_FILL * old.fresh_fill:
+                return kept
+        cols, rows = np.divmod(union, n)
+        dominant = np.where(rows != cols, 1e-3, float(n))
+        col_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
+        template = sp.csc_matrix((dominant, rows.astype(np.int32), col_ptr), shape=(n, n))
+        perm = np.asarray(qdldl.Solver(template, upper=True).factors()[2], dtype=np.int64)
+        fresh = cls._in_order(union, n, perm, 0.0)
+        fresh.fresh_fill = float(fresh.lp[-1])
+        return fresh
+
+    @classmethod
+    def _in_order(cls, union: np.ndarray, n: int, perm: np.ndarray, fresh_fill: float) -> _Symbolic:
+        cols, rows = np.divmod(union, n)
+        inv = np.empty(n, dtype=np.int64)
+        inv[perm] = np.arange(n)
+        pr, pc = inv[rows], inv[cols]
+        lo, hi = np.minimum(pr, pc), np.maximum(pr, pc)
+        order = np.lexsort((lo, hi))
+        to_csc = np.empty(len(union), dtype=np.int64)
+        to_csc[order] = np.arange(len(union))
+        ap = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(np.bincount(hi, minlength=n), out=ap[1:], dtype=np.uint64)
+        # Unsigned row indices: numba then emits no negative-index wraparound in the hot loops.
+        ai = np.ascontiguousarray(lo[order], dtype=np.uint32)
+        etree, lnz = elimination_tree(n, ap, ai)
+        lp = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(lnz, out=lp[1:], dtype=np.uint64)
+        nnz_l = int(lp[-1])
+        return cls(
+            union, to_csc, perm, ap, ai, np.zeros(len(union)), etree, lp,
+            np.zeros(nnz_l, dtype=np.uint32), np.zeros(nnz_l), np.zeros(n), np.zeros(n),
+            fresh_fill,
+        )  # fmt: skip
+
+
+class PatternFactor:
+    """The LDL^T factor PatternLdl computed last (valid until its next factorization)."""
+
+    def __init__(self, sym: _Symbolic) -> None:
+        self._sym = sym
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """x with H x = rhs."""
+        s = self._sym
+        return ldl_solve(s.lp, s.li, s.lx, s.dinv, s.perm, np.ascontiguousarray(rhs, np.float64))
+
+
+# A widened pattern is reordered once its L has this much more fill than under its last AMD order.
+REORDER_FILL = 1.1
+
+
 class PatternLdl:
-    """LDL^T (QDLDL) factorizations that share one symbolic analysis per matrix size.
+    """LDL^T factorizations that share one symbolic analysis per matrix size.
 
     The Newton matrices of a trial differ in their contact blocks only, so their patterns stay
     within a union that stops growing after a few steps: each matrix is scattered into that
-    union's pattern and only refactorized numerically (1.2 ms against 3.1 ms for a fresh QDLDL
-    and 3.4 ms for CHOLMOD on the REACH cube's n = 1069). A matrix with an entry outside the
-    union widens it and pays one symbolic analysis.
+    union's permuted pattern and only refactorized numerically (QDLDL's up-looking algorithm
+    in numba, engine.ipc.ldl_kernels: 1.1 ms on the REACH cube's n = 1069, and D tells
+    definiteness). A matrix with an entry outside the union widens it and pays one symbolic
+    analysis (_Symbolic.of).
 
     A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
-    pattern, the contact blocks as triplets): each part's slots in the union are remembered
-    while its keys repeat, so a Newton matrix costs a bincount per part, not a sparse sum.
+    pattern, the contact blocks as triplets): each part's slots are remembered while its keys
+    repeat, so a Newton matrix costs one scatter per part, not a sparse sum.
     """
 
     def __init__(self) -> None:
-        # n -> (sorted keys col * n + row of the upper triangle, template CSC, solver)
-        self._by_n: dict[int, tuple[np.ndarray, sp.csc_matrix, qdldl.Solver]] = {}
-        # Per part position: (its last keys, the union they were placed in, their slots).
-        self._part_slots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._by_n: dict[int, _Symbolic] = {}
+        # Per part position: (its last keys, the analysis they were placed in, their slots).
+        self._part_slots: dict[int, tuple[np.ndarray, _Symbolic, np.ndarray]] = {}
         # The last CSR structure seen: (indptr, indices, upper-triangle entries, their keys).
         self._csr: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = (
             np.empty(0),
@@ -155,7 +238,7 @@ class PatternLdl:
             np.empty(0, dtype=np.int64),
         )
 
-    def factor(self, h: NewtonMatrix) -> LdlFactor | None:
+    def factor(self, h: NewtonMatrix) -> PatternFactor | None:
         """The factor of h, or None when h is not positive definite.
 
         A CSR h may have unsorted or duplicate entries (sums of sparse products do): entries
@@ -166,55 +249,52 @@ class PatternLdl:
             parts = [self._csr_upper(h)]
         else:
             parts = h.upper_parts()
-        entry = self._by_n.get(n)
-        if entry is not None:
-            union, template, solver = entry
-            slots = [self._slots_in(k, keys, union) for k, (keys, _) in enumerate(parts)]
-            if all(sl is not None for sl in slots):
-                data = np.zeros(len(union))
-                for sl, (_, values) in zip(slots, parts, strict=True):
-                    data += np.bincount(sl, weights=values, minlength=len(union))  # type: ignore[arg-type]
-                template.data[:] = data
-                try:
-                    solver.update(template, upper=True)  # QDLDL reports by exception only
-                except (RuntimeError, ValueError):
-                    return None
-                return _definite(LdlFactor(solver))
-            # Widen the union by the missing keys only (a full union1d re-sorts ~50k keys).
+        sym = self._by_n.get(n)
+        slots = None if sym is None else self._all_slots(parts, sym)
+        if sym is None or slots is None:
             keys = np.concatenate([keys for keys, _ in parts])
-            extra = np.unique(keys[~_slots(union, keys)[1]])
-            keys_all = np.insert(union, np.searchsorted(union, extra), extra)
-        else:
-            keys_all = np.unique(np.concatenate([keys for keys, _ in parts]))
-        cols, rows_all = np.divmod(keys_all, n)
-        col_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
-        data = np.zeros(len(keys_all))
-        for keys, values in parts:
-            data += np.bincount(
-                np.searchsorted(keys_all, keys), weights=values, minlength=len(keys_all)
-            )
-        template = sp.csc_matrix((data, rows_all.astype(np.int32), col_ptr), shape=(n, n))
-        self._by_n.pop(n, None)  # a failed analysis leaves no stale entry behind
-        try:
-            solver = qdldl.Solver(template, upper=True)
-        except (RuntimeError, ValueError):
-            return None
-        self._by_n[n] = (keys_all, template, solver)
-        return _definite(LdlFactor(solver))
+            if sym is None:
+                union = np.unique(keys)
+            else:
+                # Widen the union by the missing keys only (union1d would re-sort ~50k keys).
+                extra = np.unique(keys[~_slots(sym.union, keys)[1]])
+                union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
+            sym = self._by_n[n] = _Symbolic.of(union, n, sym)
+            slots = self._all_slots(parts, sym)
+            assert slots is not None  # the union holds every key now
+        sym.ax[:] = 0.0
+        for sl, (_, values) in zip(slots, parts, strict=True):
+            scatter_sum(sym.ax, sl, np.ascontiguousarray(values, dtype=np.float64))
+        positive = ldl_factor(
+            n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, sym.lx, sym.d, sym.dinv, sym.etree
+        )
+        return PatternFactor(sym) if positive == n else None
 
-    def _slots_in(self, k: int, keys: np.ndarray, union: np.ndarray) -> np.ndarray | None:
-        """Slots of part k's keys in union (remembered while they repeat), None if one is
-        missing from it."""
+    def _all_slots(
+        self, parts: list[tuple[np.ndarray, np.ndarray]], sym: _Symbolic
+    ) -> list[np.ndarray] | None:
+        """Every part's slots in sym's data, None if a key is missing from its union."""
+        out = []
+        for k, (keys, _) in enumerate(parts):
+            slots = self._slots_in(k, keys, sym)
+            if slots is None:
+                return None
+            out.append(slots)
+        return out
+
+    def _slots_in(self, k: int, keys: np.ndarray, sym: _Symbolic) -> np.ndarray | None:
+        """Positions of part k's keys in the permuted pattern's data (remembered while they
+        repeat), None if one is missing from the union."""
         cached = self._part_slots.get(k)
-        if cached is not None and cached[1] is union:
+        if cached is not None and cached[1] is sym:
             if cached[0] is keys or np.array_equal(cached[0], keys):
                 return cached[2]
-        slots, found = _slots(union, keys)
+        slots, found = _slots(sym.union, keys)
         if not found.all():
             return None
-        self._part_slots[k] = (keys, union, slots)
-        return slots
+        positions = sym.to_csc[slots]
+        self._part_slots[k] = (keys, sym, positions)
+        return positions
 
     def _csr_upper(self, h: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
         """(keys, values) of a CSR matrix's upper triangle; the same keys object while its
