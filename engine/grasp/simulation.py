@@ -206,8 +206,7 @@ class GraspSimulation:
         s = self.system
         gap = math.inf
         for a, b in pairs:
-            mesh, rows = s.pair_mesh(a, b)
-            c = ipc.collisions_within(mesh, x[rows], radius)
+            mesh, rows, c = s.pair_collisions(a, b, x, radius)
             gap = min(gap, ipc.minimum_distance(c, mesh, x[rows]))
         return gap
 

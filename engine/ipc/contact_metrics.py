@@ -58,9 +58,8 @@ def grip_forces(
     """
     forces, counts, d_min = [], [], np.inf
     for k, n in enumerate(closing_normals):
-        mesh, rows = system.pair_mesh(k, OBJECT_OWNER)
+        mesh, rows, c = system.pair_collisions(k, OBJECT_OWNER, x, dhat)
         xs = x[rows]
-        c = ipc.collisions_within(mesh, xs, dhat)
         counts.append(len(c))
         if not len(c):
             forces.append(0.0)
@@ -86,8 +85,7 @@ def summarize_contacts(
     if grip is None:
         grip = grip_forces(system, barrier, x, dhat, closing_normals)
     forces, pad_object, d_min = grip
-    mesh, rows = system.pair_mesh(0, 1)
-    pads = ipc.collisions_within(mesh, x[rows], dhat)
+    mesh, rows, pads = system.pair_collisions(0, 1, x, dhat)
     d_min = min(d_min, ipc.minimum_distance(pads, mesh, x[rows]))
     # Ground contacts from vertex heights (ipctk 1.6.1 lists plane pairs only below dhat/2).
     z = x[:, 2]
@@ -231,8 +229,4 @@ def _other_pairs_gradient(
 
 def _pads_touch(system: GraspSystem, x: np.ndarray, dhat: float) -> bool:
     """Whether any pad-pad pair is closer than dhat at x."""
-    a, b = (x[blk.collision_rows] for blk in system.pads)
-    if np.any(a.min(axis=0) > b.max(axis=0) + dhat) or np.any(b.min(axis=0) > a.max(axis=0) + dhat):
-        return False  # their bounding boxes are further apart than dhat
-    mesh, rows = system.pair_mesh(0, 1)
-    return len(ipc.collisions_within(mesh, x[rows], dhat)) > 0
+    return len(system.pair_collisions(0, 1, x, dhat)[2]) > 0

@@ -168,6 +168,24 @@ class GraspSystem:
             cache[(a, b)] = (mesh, rows)
         return cache[(a, b)]
 
+    def pair_collisions(
+        self, a: int, b: int, x: np.ndarray, radius: float
+    ) -> tuple[ipc.CollisionMesh, np.ndarray, ipc.NormalCollisions]:
+        """(pair_mesh(a, b), the a-b pairs closer than `radius` at collision positions x).
+
+        Bodies whose bounding boxes are further apart than `radius` along an axis have no such
+        pair: the set is then empty without a broad phase (~0.8 ms per build; the pads are
+        almost always that far apart, and the object is from both pads in free flight)."""
+        mesh, rows = self.pair_mesh(a, b)
+        owners = self.collision_owner[rows]
+        xs = x[rows]
+        pa, pb = xs[owners == a], xs[owners == b]
+        if np.any(pa.min(axis=0) > pb.max(axis=0) + radius) or np.any(
+            pb.min(axis=0) > pa.max(axis=0) + radius
+        ):
+            return mesh, rows, ipc.NormalCollisions()
+        return mesh, rows, ipc.collisions_within(mesh, xs, radius)
+
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
         """(n_collision, 3) world positions of the collision vertices."""
         return (self.jacobian @ u).reshape(-1, 3)
