@@ -12,6 +12,7 @@ All terms are divided by h^2 so they are in J and the barrier gradient is a forc
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,10 +73,28 @@ class FreeInternalLayout:
         self._target_var[keep_var] = target[:n_kept_var]
         self._weight_var = np.zeros(n_var)
         self._weight_var[keep_var] = w[:n_kept_var]
-        mass_w = mass.data[keep[n_var:]] * w[n_kept_var:]
-        self._mass_data = np.bincount(target[n_kept_var:], weights=mass_w, minlength=self.nnz)
+        # The mass term's entries: which of mass_h2's COO entries are kept, their slots and
+        # weights (with_mass rescales the layout to another time step from them).
+        self._mass_keep, self._mass_target, self._mass_w = (
+            keep[n_var:],
+            target[n_kept_var:],
+            w[n_kept_var:],
+        )
+        self._mass_data = self._mass_data_of(mass_h2)
         # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
         self.upper_index, self.upper_keys = upper_entries(self._indptr, self._indices, nz)
+
+    def _mass_data_of(self, mass_h2: sp.csr_matrix) -> np.ndarray:
+        mass_w = mass_h2.tocoo().data[self._mass_keep] * self._mass_w
+        return np.bincount(self._mass_target, weights=mass_w, minlength=self.nnz)
+
+    def with_mass(self, mass_h2: sp.csr_matrix) -> FreeInternalLayout:
+        """This layout for another time step: the same pattern, mass_h2 (M / h^2, of the same
+        structure) in place of its mass term. A longer lift or free-flight step needs no new
+        pattern (a new layout costs ~4 ms)."""
+        other = copy.copy(self)
+        other._mass_data = self._mass_data_of(mass_h2)
+        return other
 
     def data(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> np.ndarray:
         """The reduced Hessian's data in this pattern (`with_data` makes it a matrix) from the
@@ -134,7 +153,12 @@ class InternalTerm:
         cache = system.__dict__.setdefault("_free_layouts", {})
         key = (h, self.reduction.force_driven)
         if key not in cache:
-            cache[key] = FreeInternalLayout(system, self.mass_h2, self.reduction)
+            same = [v for (_, driven), v in cache.items() if driven == key[1]]
+            cache[key] = (
+                same[0].with_mass(self.mass_h2)
+                if same
+                else FreeInternalLayout(system, self.mass_h2, self.reduction)
+            )
         self.layout: FreeInternalLayout = cache[key]
         self.k_ortho_volume = system.object.stiffness_pa * system.object.volume_m3
 

@@ -1,0 +1,74 @@
+"""Shortcuts that must equal the full computation: GraspSystem.pair_collisions skips the
+broad phase only where no pair can be within reach; a time step's internal layout derived from
+another step's equals a fresh one.
+
+Law: two point sets whose axis-aligned bounding boxes are more than r apart along an axis have
+no two points (and so no primitives) closer than r. Checked against a full build while pad 0
+approaches the cube from 2 mm to touching, across the reach r.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.system import OBJECT_OWNER
+from engine.scene.object_mesh import builtin_cube
+from engine.scene.resting import rest_object
+
+
+def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(monkeypatch):
+    obj = rest_object(builtin_cube(), 0)
+    params = SimulationParams.for_gripper("yumi")
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    s = sim.system
+    x0 = s.collision_vertices(s.u_initial)
+    mesh, rows = s.pair_mesh(0, OBJECT_OWNER)
+    pad0 = s.collision_owner == 0
+    normal = sim.normals[0]
+    # How far pad 0's contact face is from the cube along its closing direction.
+    gap = float(np.min((x0[s.object_rows] - x0[pad0].max(axis=0)) @ normal))
+    builds = []
+    real_build = ipc.collisions_within
+    monkeypatch.setattr(ipc, "collisions_within", lambda *a: builds.append(1) or real_build(*a))
+    radius = 1e-3
+    skipped = 0
+    for left in (2e-3, 1.2e-3, 1e-3 + 1e-6, 0.9e-3, 0.5e-3, 1e-4, 2e-5):
+        x = x0.copy()
+        x[pad0] += (gap - left) * normal
+        builds.clear()
+        _, _, got = s.pair_collisions(0, OBJECT_OWNER, x, radius)
+        skipped += not builds
+        full = real_build(mesh, x[rows], radius)
+        assert len(got) == len(full)
+        assert ipc.minimum_distance(got, mesh, x[rows]) == ipc.minimum_distance(full, mesh, x[rows])
+        if left > radius:
+            assert not len(full)
+        if left < 0.5 * radius:
+            assert len(full)  # the face is within reach: pairs found, not skipped
+    assert skipped >= 2  # 2 mm and 1.2 mm away: no broad phase
+
+
+def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one():
+    """FreeInternalLayout.with_mass keeps the pattern and swaps M / h^2 (exactly)."""
+    from engine.ipc.reduction import Reduction
+    from engine.ipc.terms import FreeInternalLayout
+
+    obj = rest_object(builtin_cube(), 0)
+    params = SimulationParams.for_gripper("yumi")
+    pad = build_pad(params)
+    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    s = sim.system
+    reduction = Reduction(s, sim._close_dir)
+    base = FreeInternalLayout(s, s.mass / 0.01**2, reduction)
+    for h in (0.02, 0.04, 0.005):
+        fresh = FreeInternalLayout(s, s.mass / h**2, reduction)
+        moved = base.with_mass(s.mass / h**2)
+        assert np.array_equal(moved._indptr, fresh._indptr)
+        assert np.array_equal(moved._indices, fresh._indices)
+        assert np.array_equal(moved._mass_data, fresh._mass_data)
+    assert not np.array_equal(base._mass_data, fresh._mass_data)  # base is unchanged
