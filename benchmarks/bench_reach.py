@@ -115,8 +115,8 @@ def main() -> None:
         f"{CPP_MEDIAN_S} s, {CPP_ITS_PER_STEP} Newton iterations per step.",
         "",
         "A frame is one accepted step; since f6adf16 and 2c70a53 free flight, a pad pushing the object alone "
-        "and the steady lift take steps of 2-8 time steps, so Newton its / frame rose while the "
-        "iterations per trial fell.",
+        "and the steady lift take steps of up to 8, 2 and 4 time steps (the lift 2 until 6fc2153), "
+        "so Newton its / frame rose while the iterations per trial fell.",
         "",
         "| code | median s | max s | total s | Newton its / trial | Newton its / frame | lifted "
         "| solver failed | vs C++ median |",
