@@ -20,9 +20,7 @@ from app.dataset_dock import FP_COLOR, SHOW_CHOICES
 from app.model.dataset import FALSE_POSITIVE, placement
 from engine.evaluation.labels import load_labels
 from tests.app.test_sample_grasps import _display, _left, _widget_pos
-from tests.conftest import REPO, SHARED_DATA
-
-REACH_JSON = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
+from tests.conftest import REACH_JSON, REPO
 
 
 @pytest.fixture(scope="module")

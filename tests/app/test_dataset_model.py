@@ -27,9 +27,7 @@ from engine.grasp.grasp import Grasp
 from engine.io.frames_npz import CONTACT_COLUMNS, save_frames
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
-from tests.conftest import SHARED_DATA
-
-REACH_JSON = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
+from tests.conftest import REACH_JSON
 
 
 def test_grasp_poses_are_grasp_pose_for_many_at_once():
