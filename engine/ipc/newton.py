@@ -150,17 +150,18 @@ class _Symbolic:
 
     @classmethod
     def of(cls, union: np.ndarray, n: int, old: _Symbolic | None = None) -> _Symbolic:
-        """The analysis of the keys `union` of an n x n matrix (every diagonal entry among
-        them): elimination tree and L's pattern in a fill-reducing order. A union widened from
-        `old` keeps its order (its new keys couple a few more pad vertices to the object, and
-        a fresh order costs a QDLDL factorization) until L has REORDER_FILL times the fill of
-        the last fresh order; a fresh order is QDLDL's AMD, taken from a diagonally dominant
-        matrix of the same pattern."""
+        """The analysis of the keys `union` of an n x n matrix: elimination tree and L's
+        pattern in a fill-reducing order. A union widened from `old` keeps its order (its new
+        keys couple a few more pad vertices to the object, and a fresh order costs a QDLDL
+        factorization) until L has REORDER_FILL times the fill of the last fresh order; a fresh
+        order is QDLDL's AMD, taken from a diagonally dominant matrix of the same pattern (its
+        diagonal added where the union lacks one)."""
         if old is not None:
             kept = cls._in_order(union, n, old.perm, old.fresh_fill)
             if kept.lp[-1] <= REORDER_FILL * old.fresh_fill:
                 return kept
-        cols, rows = np.divmod(union, n)
+        diagonal = np.arange(n, dtype=np.int64) * (n + 1)
+        cols, rows = np.divmod(np.union1d(union, diagonal), n)
         dominant = np.where(rows != cols, 1e-3, float(n))
         col_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])

@@ -99,3 +99,14 @@ def test_summed_parts_with_repeated_keys_are_added() -> None:
     assert factor is not None
     b = rng.standard_normal(n)
     assert np.allclose(h @ factor.solve(b), b, rtol=0, atol=1e-10 * np.abs(b).max())
+
+
+def test_a_matrix_without_some_diagonal_entries_is_refused_not_raised() -> None:
+    """A zero diagonal entry (absent from the pattern) in a symmetric matrix with a nonzero
+    coupling makes it indefinite: the factorization says so instead of failing its analysis."""
+    n = 6
+    h = sp.lil_matrix((n, n))
+    for i in range(2, n):
+        h[i, i] = 2.0
+    h[0, 1] = h[1, 0] = 1.0  # rows 0 and 1: no diagonal entry at all
+    assert PatternLdl().factor(h.tocsr()) is None
