@@ -14,19 +14,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from screenshot_window import ROOT, grab, open_window, run_to_end, shut
+from screenshot_window import ROOT, compared_runs, grab, shut
 
 
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "compare.png"
-    app, w = open_window(1600, 980)
-    run_to_end(app, w, "the first run")
-    w.compare.pin()
-    w.editing.edit_param("youngs_modulus_pa", 1e7)
-    run_to_end(app, w, "the second run")
-    w.bottom_tabs.setCurrentIndex(0)
-    w.model.select_trial(0)
-    frames = w.doc.run.trials[0].frames
+    app, w, frames = compared_runs(1600, 980)
     lift = next(i for i, f in enumerate(frames) if f.phase == "lift")
     w.timeline.seek(lift + (len(frames) - lift) // 2)
     p = w.viewport.plotter

@@ -1,5 +1,5 @@
 """Regenerate docs/compare_side_by_side.png: two runs of the example cube side by side,
-E = 1e8 Pa pinned (right) and E = 1e7 Pa shown (left), at the same time of the lift.
+E = 1e8 Pa pinned (right) and E = 1e7 Pa shown (left), at the same time of the squeeze.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python \\
         docs/make_compare_side_by_side_screenshot.py
@@ -14,20 +14,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from screenshot_window import ROOT, grab, open_window, run_to_end, shut
+from screenshot_window import ROOT, compared_runs, grab, shut
 
 
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "compare_side_by_side.png"
-    app, w = open_window(1600, 980)
-    run_to_end(app, w, "the first run")
-    w.compare.pin()
-    w.editing.edit_param("youngs_modulus_pa", 1e7)
-    run_to_end(app, w, "the second run")
-    w.bottom_tabs.setCurrentIndex(0)
-    w.model.select_trial(0)
+    app, w, frames = compared_runs(1600, 980)
     w.side_by_side_action.trigger()
-    frames = w.doc.run.trials[0].frames
     top = max(min(f.grip_force_n) for f in frames)
     squeeze = next(i for i, f in enumerate(frames) if min(f.grip_force_n) >= 0.9 * top)
     w.timeline.seek(squeeze)

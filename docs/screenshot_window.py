@@ -4,6 +4,8 @@ waited on until its workers are up, runs simulated to the end, and the window gr
 view has settled.
 
     from screenshot_window import ROOT, grab, open_window, run_to_end, shut
+
+The two comparison pictures start alike: `compared_runs` makes them.
 """
 
 from __future__ import annotations
@@ -57,6 +59,20 @@ def run_to_end(app: Any, w: Any, what: str = "the run") -> None:
     w.doc.dirty = False
     w.runs.start_simulation()
     wait_until(app, lambda: not w.sim.is_running(), 600, what)
+
+
+def compared_runs(width: int, height: int) -> tuple[Any, Any, list[Any]]:
+    """(QApplication, MainWindow, frames of the shown trial) after the example cube's default
+    grasp was simulated with E = 1e8 Pa, pinned (Simulation > Pin trial for comparison), and
+    simulated again with E = 1e7 Pa, that second run's trial 0 shown with the plots tab."""
+    app, w = open_window(width, height)
+    run_to_end(app, w, "the first run")
+    w.compare.pin()
+    w.editing.edit_param("youngs_modulus_pa", 1e7)
+    run_to_end(app, w, "the second run")
+    w.bottom_tabs.setCurrentIndex(0)
+    w.model.select_trial(0)
+    return app, w, w.doc.run.trials[0].frames
 
 
 def grab(app: Any, w: Any, out: str | Path, settle_s: float = 1.5) -> None:
