@@ -10,21 +10,29 @@ approaches the cube from 2 mm to touching, across the reach r.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER
+from engine.ipc.terms import FreeInternalLayout
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
 
-def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(monkeypatch):
+@pytest.fixture(scope="module")
+def sim() -> GraspSimulation:
+    """The built-in cube in the YuMi at its default grasp, not yet simulated."""
     obj = rest_object(builtin_cube(), 0)
     params = SimulationParams.for_gripper("yumi")
     pad = build_pad(params)
-    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+
+
+def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypatch):
     s = sim.system
     x0 = s.collision_vertices(s.u_initial)
     mesh, rows = s.pair_mesh(0, OBJECT_OWNER)
@@ -53,15 +61,8 @@ def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(monkeypatch):
     assert skipped >= 2  # 2 mm and 1.2 mm away: no broad phase
 
 
-def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one():
+def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
     """FreeInternalLayout.with_mass keeps the pattern and swaps M / h^2 (exactly)."""
-    from engine.ipc.reduction import Reduction
-    from engine.ipc.terms import FreeInternalLayout
-
-    obj = rest_object(builtin_cube(), 0)
-    params = SimulationParams.for_gripper("yumi")
-    pad = build_pad(params)
-    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
     s = sim.system
     reduction = Reduction(s, sim._close_dir)
     base = FreeInternalLayout(s, s.mass / 0.01**2, reduction)
