@@ -345,7 +345,7 @@ class SimulationParams:
         low_inclusive=False,
         high=1e16,
         flag="--object-stiffness",
-        none_means="1e8 Pa (the affine body dynamics paper's), whatever the pads' E",
+        none_means=f"{OBJECT_STIFFNESS_PA:g} Pa (the affine body dynamics paper's), whatever the pads' E",
     )
     newton_tol_m: float = param(
         1e-7,

@@ -3,8 +3,9 @@ as an uninterrupted run of the same batch, on the local pool and on Ray (issue 1
 
 A real `ipcgrasp batch` (2 cube grasps x 4 IPC trials = 8 tasks, 2 workers, default physics)
 is started into a results CSV and killed 10 times; each kill is followed by the same command,
-which resumes the file. The moments are drawn from a seeded generator, of three kinds (each keeps a task unfinished
-for the kills still to come: with ~1 s trials a batch otherwise finished within a 3 s delay):
+which resumes the file. The moments are drawn from a seeded generator, of three kinds (each
+keeps a task unfinished for the kills still to come: with ~1 s trials a batch otherwise
+finished within a 3 s delay):
 - `start`: a random time after the command started (0..START_WINDOW_S), mostly before the run
   has written any row (while Python imports, the pool or Ray starts, the first trials run);
   with one task left, within half the time the uninterrupted run took to its first row;
