@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.constants import GRAVITY_M_S2
+from engine.fem.element_hessian_cache import ElementHessianCache
 from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, tet_rest
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc import ipctk_gateway as ipc
@@ -30,6 +31,7 @@ class PadBlock:
     mesh: PadMesh
     rest: TetRest
     assembler: HessianAssembler
+    hessians: ElementHessianCache  # the assembled elastic Hessian, kept between iterates
     dof: slice  # into u
     vertex_masses: np.ndarray  # (n,) lumped, kg
     collision_rows: slice  # rows of collision vertices owned by this pad
@@ -57,6 +59,7 @@ class GraspSystem:
         for mesh in pads:
             n = len(mesh.vertices)
             rest = tet_rest(mesh.vertices, mesh.tets)
+            assembler = HessianAssembler(rest)
             masses = np.zeros(n)
             np.add.at(masses, mesh.tets.ravel(), np.repeat(rest.volumes * pad_density_kg_m3 / 4, 4))
             ns = len(mesh.surface_vertices)
@@ -64,7 +67,8 @@ class GraspSystem:
                 PadBlock(
                     mesh=mesh,
                     rest=rest,
-                    assembler=HessianAssembler(rest),
+                    assembler=assembler,
+                    hessians=ElementHessianCache(rest, self.mu_lame, self.lambda_lame, assembler),
                     dof=slice(offset, offset + 3 * n),
                     vertex_masses=masses,
                     collision_rows=slice(crow, crow + ns),

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from engine.fem.neohookean import elastic_energy, elastic_gradient, elastic_hessian_data
+from engine.fem.neohookean import elastic_energy, elastic_gradient
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import (
     orthogonality_energy,
@@ -192,9 +192,7 @@ class InternalTerm:
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
         for k, blk in enumerate(s.pads):
-            _, ge, data = elastic_hessian_data(
-                s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame, blk.assembler, project
-            )
+            _, ge, data = blk.hessians.energy_gradient_data(s.pad_positions(u, k), project)
             g[blk.dof] += ge
             pad_data.append(data)
         _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume, project)
