@@ -1,0 +1,48 @@
+"""The servo step's initial guess extrapolates motion at constant velocity: each pad vertex keeps
+its velocity relative to its plate and the object its velocity, so a state that moves uniformly
+is predicted exactly; pads that moved rigidly give no extrapolation (None)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.grasp.default_grasp import default_grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation, _State, build_pad
+from engine.scene.object_mesh import builtin_cube
+from engine.scene.resting import rest_object
+
+
+@pytest.fixture(scope="module")
+def sim() -> GraspSimulation:
+    obj = rest_object(builtin_cube(), 0)
+    params = SimulationParams.for_gripper("yumi")
+    pad = build_pad(params)
+    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+
+
+def test_constant_velocities_are_extrapolated_exactly(sim):
+    s = sim.system
+    h, travel, lift = 0.01, 2e-3, 1e-3
+    u = s.u_initial.copy()
+    u[s.fixed] = sim._dirichlet(travel, lift)
+    rng = np.random.default_rng(3)
+    v_close, v_lift = 0.02, 0.05  # m/s of the plates
+    v = v_close * sim._close_dir + v_lift * sim._lift_dir
+    relative = 1e-4 * rng.standard_normal(s.ndof)  # pads deforming, object drifting (m/s)
+    relative[s.fixed] = 0.0
+    v = v + relative
+    st = _State(u, v, 0.0, travel, lift, 1.0, closing_speed_m_s=v_close)
+    closing = h * v_close * sim._close_dir
+    guess = sim._inertial_guess(st, h, 0.0, h * v_lift, closing)
+    expected = u + h * v
+    np.testing.assert_allclose(guess, expected, rtol=0, atol=1e-15)
+
+
+def test_rigidly_moving_pads_give_no_extrapolation(sim):
+    s = sim.system
+    u = s.u_initial.copy()
+    v = 0.02 * sim._close_dir
+    st = _State(u, v, 0.0, 0.0, 0.0, 1.0, closing_speed_m_s=0.02)
+    assert sim._inertial_guess(st, 0.01, 0.0, 0.0, 0.01 * v) is None
