@@ -321,12 +321,12 @@ class GraspSimulation:
         for move in moves:
             shifted = guess.copy()
             shifted[obj] += move
-            alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(shifted))
+            alpha = self._stepsize(x0, s.collision_vertices(shifted))
             if alpha >= 1.0:
                 guess = shifted
                 break
         if alpha < 1.0:
-            alpha = ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(guess))
+            alpha = self._stepsize(x0, s.collision_vertices(guess))
         if alpha < 1.0:
             # A pad pressed against the object cannot translate further than its contact gap;
             # start instead from the current state with only the glued back faces moved (the
@@ -440,7 +440,16 @@ class GraspSimulation:
         if not all(math.isfinite(e) for e in self._pad_energies(guess)):
             return False
         s = self.system
-        return ipc.collision_free_stepsize(s.collision_mesh, x0, s.collision_vertices(guess)) >= 1.0
+        return self._stepsize(x0, s.collision_vertices(guess)) >= 1.0
+
+    def _stepsize(self, x0: np.ndarray, x1: np.ndarray) -> float:
+        """collision_free_stepsize of the move x0 -> x1 from the current state, from the last
+        step's broad phase when it covers the move."""
+        contact = self._state.contact
+        alpha = contact.covered_stepsize(x0, x1) if contact is not None else None
+        if alpha is None:
+            alpha = ipc.collision_free_stepsize(self.system.collision_mesh, x0, x1)
+        return alpha
 
     def _pad_energies(self, u: np.ndarray) -> tuple[float, float]:
         s = self.system

@@ -386,6 +386,16 @@ class ContactTerm:
             return 1.0
         return ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x, x1)
 
+    def covered_stepsize(self, x0: np.ndarray, x1: np.ndarray) -> float | None:
+        """collision_free_stepsize of the move x0 -> x1 (n, 3) from this term's last
+        CandidateCover (no broad phase), or None when the cover does not hold both ends.
+        The next time step's initial guesses move the last iterate by about one step's
+        motion, well inside the cover's margin."""
+        cover = self._cover
+        if cover is None or not (cover.covers(x0) and cover.covers(x1)):
+            return None
+        return ipc.candidates_stepsize(cover.candidates, self.system.collision_mesh, x0, x1)
+
     def step_is_free(self, dx: np.ndarray) -> bool:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring
         any pair of primitives within half its distance: then CCD would allow the whole step.
