@@ -29,8 +29,8 @@ from engine.fem.neohookean import (
 )
 
 # Largest change (max abs entry of F - F_kept, dimensionless) for which a tet's kept block is
-# reused. The Hessian of d2psi/dF2 varies like F^-T (x) F^-T, so the reused block is off by about
-# 2 tol of the element's stiffness.
+# reused. d2psi/dF2 holds F^-T (x) F^-T terms, so a kept block is off by about 2 tol of the
+# element's stiffness.
 REUSE_TOL = 1e-3
 
 

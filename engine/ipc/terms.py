@@ -187,7 +187,9 @@ class InternalTerm:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Gradient over all DOFs and the Hessian over the reduced unknowns as its data in
         `self.layout`'s pattern; with `project` each pad element's block and the object's
-        orthogonality block are PSD-projected, else exact."""
+        orthogonality block are PSD-projected, else exact. A pad tet whose deformation moved by
+        at most 1e-3 since its block was computed keeps that block
+        (engine.fem.element_hessian_cache); the gradient is always exact."""
         s = self.system
         g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
         pad_data = []
