@@ -55,12 +55,9 @@ class ElementHessianCache:
         self.mu, self.lam = _material(mu, lam)
         self.assembler = assembler
         self.tol = float(tol)
-        nt = len(rest.tets)
-        # Per mode (False: exact, True: projected): the kept F (NaN: none), blocks and data.
-        self._kept = {
-            mode: (np.full((nt, 3, 3), np.nan), np.zeros((nt, 12, 12)), np.zeros(assembler.nnz))
-            for mode in (False, True)
-        }
+        # Per mode (False: exact, True: projected), made at its first use: the kept F (NaN:
+        # none), blocks (1.15 kB per tet) and assembled data.
+        self._kept: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.recomputed = 0  # tets recomputed over all calls (diagnostics)
 
     def energy_gradient_data(
@@ -69,10 +66,18 @@ class ElementHessianCache:
         """(energy (J), gradient (3n,), the assembled Hessian's data (a copy)) at positions x,
         as `elastic_hessian_data` returns them up to the reuse tolerance of the Hessian."""
         xs = _positions(x, self.rest)
-        f_kept, he_kept, data = self._kept[bool(project_psd)]
         a, r = self.assembler, self.rest
+        mode = bool(project_psd)
+        if mode not in self._kept:
+            nt = len(r.tets)
+            self._kept[mode] = (
+                np.full((nt, 3, 3), np.nan),
+                np.zeros((nt, 12, 12)),
+                np.zeros(a.nnz),
+            )
+        f_kept, he_kept, data = self._kept[mode]
         energy, grad, n = _cached_hessian_data_kernel(
-            xs, r.tets, r.dm_inv, r.volumes, self.mu, self.lam, bool(project_psd),
+            xs, r.tets, r.dm_inv, r.volumes, self.mu, self.lam, mode,
             a._pair_of, a._base, a._stride, f_kept, he_kept, data, self.tol,
         )  # fmt: skip
         self.recomputed += n
