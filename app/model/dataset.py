@@ -583,7 +583,8 @@ def _results_geometry(
 
 def grasp_poses(centers: np.ndarray, axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
     """Grasp.pose of many grasps at once: (N,4,4) gripper frames of centres (N,3), closing
-    axes (N,3, any length) and approach angles (N,), the same numbers as one Grasp at a time."""
+    axes (N,3, any length) and approach angles (N,), the same numbers as one Grasp at a time
+    to round-off."""
     c = np.asarray(centers, dtype=float).reshape(-1, 3)
     x = np.asarray(axes, dtype=float).reshape(-1, 3)
     x = x / np.linalg.norm(x, axis=1, keepdims=True)
