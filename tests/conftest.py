@@ -27,3 +27,17 @@ def reach_scene(index: int):  # -> (RestingObject, Grasp)
 
     obj, _, grasp = build_scene(reach_table().grasps[index])
     return obj, grasp
+
+
+def yumi_cube_simulation():  # -> engine.grasp.simulation.GraspSimulation
+    """The built-in cube in the YuMi at its default grasp, not yet simulated."""
+    from engine.grasp.default_grasp import default_grasp
+    from engine.grasp.params import SimulationParams
+    from engine.grasp.simulation import GraspSimulation, build_pad
+    from engine.scene.object_mesh import builtin_cube
+    from engine.scene.resting import rest_object
+
+    obj = rest_object(builtin_cube(), 0)
+    params = SimulationParams.for_gripper("yumi")
+    pad = build_pad(params)
+    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)

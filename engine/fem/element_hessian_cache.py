@@ -64,7 +64,8 @@ class ElementHessianCache:
         self, x: np.ndarray, project_psd: bool
     ) -> tuple[float, np.ndarray, np.ndarray]:
         """(energy (J), gradient (3n,), the assembled Hessian's data (a copy)) at positions x,
-        as `elastic_hessian_data` returns them up to the reuse tolerance of the Hessian."""
+        the data being assembler.assemble_data(elastic_hessian(...)[2]) up to the reuse
+        tolerance."""
         xs = _positions(x, self.rest)
         a, r = self.assembler, self.rest
         mode = bool(project_psd)
@@ -128,7 +129,7 @@ def _cached_hessian_data_kernel(
             f_kept[e] = f
             recomputed += 1
         else:
-            # Inverted (infinite energy): its block is zero, as elastic_hessian_data's.
+            # Inverted (infinite energy): its block is zero, as in elastic_hessian.
             he[:, :] = 0.0
             f_kept[e] = np.nan
         for i in range(12):

@@ -119,31 +119,6 @@ def elastic_hessian(
     return float(energy), grad, hess
 
 
-def elastic_hessian_data(
-    x: np.ndarray,
-    rest: TetRest,
-    mu: float,
-    lam: float,
-    assembler: HessianAssembler,
-    project_psd: bool = True,
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """(energy, gradient (3n,), the assembled Hessian's data in `assembler`'s fixed pattern).
-
-    Equal to assembler.assemble_data(elastic_hessian(...)[2]) without the (t,12,12) array.
-    project_psd: each tet's d2psi/dF2 clamped to its PSD part (analytic eigensystem); without
-    it the exact Hessian from the explicit d2psi/dF2 (no SVD, about 3x cheaper), which Newton
-    uses until a matrix fails to factorize.
-    """
-    xs = _positions(x, rest)
-    mu, lam = _material(mu, lam)
-    a = assembler
-    energy, grad, data = _hessian_data_kernel(
-        xs, rest.tets, rest.dm_inv, rest.volumes, mu, lam, bool(project_psd),
-        a._pair_of, a._base, a._stride, a.nnz,
-    )  # fmt: skip
-    return float(energy), grad, data
-
-
 def stress_hessian(
     f: np.ndarray,
     mu: float,
@@ -777,44 +752,6 @@ def _hessian_kernel(
         if ok:
             _element_hessian_analytic(f, bm, volumes[e], mu, lam, project, scratch, hess[e])
     return energy, grad, hess
-
-
-@njit(cache=True)
-def _hessian_data_kernel(
-    x: np.ndarray,
-    tets: np.ndarray,
-    dm_inv: np.ndarray,
-    volumes: np.ndarray,
-    mu: float,
-    lam: float,
-    project: bool,
-    pair_of: np.ndarray,
-    base: np.ndarray,
-    stride: np.ndarray,
-    nnz: int,
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """Energy, gradient and the assembled Hessian's data (HessianAssembler's pattern), each
-    element block scattered as soon as it is computed (no (t,12,12) array). Projected: the
-    analytic eigensystem; else the explicit d2psi/dF2."""
-    nt = tets.shape[0]
-    grad = np.zeros(3 * x.shape[0])
-    data = np.zeros(nnz)
-    f, p, bm = np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3))
-    scratch = _analytic_scratch()
-    dpdf, t = np.empty((9, 9)), np.empty((9, 12))
-    he = np.empty((12, 12))
-    energy = 0.0
-    for e in range(nt):
-        psi_e, ok = _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad)
-        energy += psi_e
-        if not ok:
-            continue
-        if project:
-            _element_hessian_analytic(f, bm, volumes[e], mu, lam, True, scratch, he)
-        else:
-            _element_hessian_explicit(f, bm, volumes[e], mu, lam, dpdf, t, he)
-        _scatter_element(data, he, pair_of[e], base, stride)
-    return energy, grad, data
 
 
 @njit(cache=True)

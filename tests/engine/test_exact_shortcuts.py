@@ -12,24 +12,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.grasp.default_grasp import default_grasp
-from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.grasp.simulation import GraspSimulation
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER
 from engine.ipc.terms import FreeInternalLayout
-from engine.scene.object_mesh import builtin_cube
-from engine.scene.resting import rest_object
+from tests.conftest import yumi_cube_simulation
 
 
 @pytest.fixture(scope="module")
 def sim() -> GraspSimulation:
     """The built-in cube in the YuMi at its default grasp, not yet simulated."""
-    obj = rest_object(builtin_cube(), 0)
-    params = SimulationParams.for_gripper("yumi")
-    pad = build_pad(params)
-    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    return yumi_cube_simulation()
 
 
 def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypatch):

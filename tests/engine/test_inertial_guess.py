@@ -7,19 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.grasp.default_grasp import default_grasp
-from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import GraspSimulation, _State, build_pad
-from engine.scene.object_mesh import builtin_cube
-from engine.scene.resting import rest_object
+from engine.grasp.simulation import GraspSimulation, _State
+from tests.conftest import yumi_cube_simulation
 
 
 @pytest.fixture(scope="module")
 def sim() -> GraspSimulation:
-    obj = rest_object(builtin_cube(), 0)
-    params = SimulationParams.for_gripper("yumi")
-    pad = build_pad(params)
-    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    return yumi_cube_simulation()
 
 
 def test_constant_velocities_are_extrapolated_exactly(sim):

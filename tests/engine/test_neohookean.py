@@ -9,13 +9,13 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from engine.errors import MeshError, ParameterError
+from engine.fem.element_hessian_cache import ElementHessianCache
 from engine.fem.neohookean import (
     HessianAssembler,
     elastic_energy,
     elastic_energy_per_tet,
     elastic_gradient,
     elastic_hessian,
-    elastic_hessian_data,
     lame_parameters,
     stress_hessian,
     tet_rest,
@@ -289,15 +289,16 @@ def test_rest_data_rejects_badly_oriented_or_malformed_tets():
 
 @pytest.mark.parametrize("project", [True, False])
 def test_assembled_hessian_data_equals_the_element_blocks_scattered(pad, deformed, project):
-    """elastic_hessian_data (the Newton path: element blocks scattered as they are computed;
-    unprojected from the explicit d2psi/dF2, no SVD) gives the energy, the gradient and the
-    assembled matrix of elastic_hessian's blocks: bit for bit when projected, to round-off
-    when exact. A tet inverted in x adds nothing, as in elastic_hessian."""
+    """The Newton path's first assembly (ElementHessianCache: element blocks scattered as they
+    are computed; unprojected from the explicit d2psi/dF2, no SVD) gives the energy, the
+    gradient and the assembled matrix of elastic_hessian's blocks: bit for bit when projected,
+    to round-off when exact. A tet inverted in x adds nothing, as in elastic_hessian."""
     x0, rest = pad
     asm = HessianAssembler(rest)
     for x in (deformed, _with_inverted_tet(x0, rest)):
         energy, grad, blocks = elastic_hessian(x, rest, MU, LAM, project_psd=project)
-        e_data, g_data, data = elastic_hessian_data(x, rest, MU, LAM, asm, project_psd=project)
+        cache = ElementHessianCache(rest, MU, LAM, asm)
+        e_data, g_data, data = cache.energy_gradient_data(x, project)
         assert e_data == energy
         np.testing.assert_array_equal(g_data, grad)
         expected = asm.assemble_data(blocks)
