@@ -176,3 +176,33 @@ def scatter_sum(out: np.ndarray, slots: np.ndarray, values: np.ndarray) -> None:
     """out[slots[i]] += values[i] (slots may repeat)."""
     for i in range(len(slots)):
         out[slots[i]] += values[i]
+
+
+@njit(cache=True)
+def key_positions(
+    union: np.ndarray, column_start: np.ndarray, n: int, keys: np.ndarray, to_csc: np.ndarray
+) -> np.ndarray:
+    """Each key's position in the permuted pattern's data (to_csc of its index in the sorted
+    union), or an empty array when a key is missing from the union.
+
+    Keys are col * n + row, so a key is searched only among its column's entries
+    (union[column_start[col]:column_start[col + 1]], a few dozen): one cache-friendly binary
+    search per key instead of one over the whole union.
+    """
+    out = np.empty(len(keys), np.int64)
+    for i in range(len(keys)):
+        key = keys[i]
+        col = key // n
+        lo = column_start[col]
+        end = column_start[col + 1]
+        hi = end
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if union[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == end or union[lo] != key:
+            return np.empty(0, np.int64)
+        out[i] = to_csc[lo]
+    return out

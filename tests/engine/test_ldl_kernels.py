@@ -110,3 +110,22 @@ def test_a_matrix_without_some_diagonal_entries_is_refused_not_raised() -> None:
         h[i, i] = 2.0
     h[0, 1] = h[1, 0] = 1.0  # rows 0 and 1: no diagonal entry at all
     assert PatternLdl().factor(h.tocsr()) is None
+
+
+def test_key_positions_finds_each_key_in_its_column_and_refuses_a_missing_one() -> None:
+    from engine.ipc.ldl_kernels import key_positions
+
+    rng = np.random.default_rng(3)
+    n = 50
+    union = np.unique(rng.integers(0, n * n, 600))
+    column_start = np.searchsorted(union, np.arange(n + 1) * n)
+    to_csc = rng.permutation(len(union))
+    keys = union[rng.integers(0, len(union), 2000)]  # repeats, in no order
+    np.testing.assert_array_equal(
+        key_positions(union, column_start, n, keys, to_csc),
+        to_csc[np.searchsorted(union, keys)],
+    )
+    missing = np.setdiff1d(np.arange(n * n), union)
+    for key in (missing[0], missing[len(missing) // 2], missing[-1]):
+        with_missing = np.append(keys, key)
+        assert len(key_positions(union, column_start, n, with_missing, to_csc)) == 0
