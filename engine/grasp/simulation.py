@@ -202,10 +202,27 @@ class GraspSimulation:
             )
 
     def _closest_gap(self, x: np.ndarray, pairs: list[tuple[int, int]], radius: float) -> float:
-        """Smallest distance (m) between the bodies of any pair, or inf if none is within radius."""
+        """Smallest distance (m) between the bodies of any pair, or inf if none is within radius.
+
+        The bodies' separation along the closing axis bounds their distance from below. A
+        pad approaching a face squarely is about that far from it: the pairs a little beyond
+        it are then the face's and hold the closest one, while the whole radius can hold
+        thousands (4-8 ms per query on the 98-vertex Table V cube against 1-2 ms).
+        """
         s = self.system
+        owner = s.collision_owner
+        axis = self.normals[0]
         gap = math.inf
         for a, b in pairs:
+            pa, pb = x[owner == a] @ axis, x[owner == b] @ axis
+            apart = max(pb.min() - pa.max(), pa.min() - pb.max())
+            near = 1.25 * apart + self.params.dhat_m
+            if 0.0 < apart and near < radius:
+                mesh, rows, c = s.pair_collisions(a, b, x, near)
+                if len(c):
+                    # Every pair outside this set is further apart than `near`.
+                    gap = min(gap, ipc.minimum_distance(c, mesh, x[rows]))
+                    continue
             mesh, rows, c = s.pair_collisions(a, b, x, radius)
             gap = min(gap, ipc.minimum_distance(c, mesh, x[rows]))
         return gap

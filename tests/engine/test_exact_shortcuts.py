@@ -1,9 +1,11 @@
 """Shortcuts that must equal the full computation: GraspSystem.pair_collisions skips the
 broad phase only where no pair can be within reach; a time step's internal layout derived from
-another step's equals a fresh one.
+another step's equals a fresh one; the approach's closest gap, searched first just beyond the
+bodies' separation along the closing axis, equals the gap of a full-radius build.
 
 Law: two point sets whose axis-aligned bounding boxes are more than r apart along an axis have
-no two points (and so no primitives) closer than r. Checked against a full build while pad 0
+no two points (and so no primitives) closer than r; and no two are closer than their
+projections onto any unit axis are apart. Checked against a full build while pad 0
 approaches the cube from 2 mm to touching, across the reach r.
 """
 
@@ -53,6 +55,33 @@ def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypa
         if left < 0.5 * radius:
             assert len(full)  # the face is within reach: pairs found, not skipped
     assert skipped >= 2  # 2 mm and 1.2 mm away: no broad phase
+
+
+@pytest.mark.parametrize(
+    "tilt, offset", [(0.0, 0.0), (0.05, 0.0), (0.0, 1.0)], ids=["square", "tilted", "beside"]
+)
+def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
+    s = sim.system
+    x0 = s.collision_vertices(s.u_initial)
+    mesh, rows = s.pair_mesh(0, OBJECT_OWNER)
+    pad0 = s.collision_owner == 0
+    normal = sim.normals[0]
+    gap = float(np.min((x0[s.object_rows] - x0[pad0].max(axis=0)) @ normal))
+    # Tilted: pad 0's vertices shifted along the normal in proportion to one in-plane
+    # coordinate. Beside: pad 0 moved sideways past the cube's edge plus 3 mm, so its
+    # separation along the axis understates its distance and the first search finds nothing.
+    side = np.cross(normal, [0.0, 0.0, 1.0])
+    side /= np.linalg.norm(side)
+    across = x0[pad0] @ side
+    lean = tilt * (across - across.mean())
+    sideways = offset * (np.ptp(x0[s.object_rows] @ side) / 2 + np.ptp(across) / 2 + 3e-3)
+    radius = 8e-3
+    for left in (6e-3, 3e-3, 1e-3, 2e-4, 5e-5):
+        x = x0.copy()
+        x[pad0] += np.outer(gap - left + lean - lean.max(), normal) + sideways * side
+        full = ipc.minimum_distance(ipc.collisions_within(mesh, x[rows], radius), mesh, x[rows])
+        assert sim._closest_gap(x, [(0, OBJECT_OWNER)], radius) == full
+        assert full <= radius
 
 
 def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
