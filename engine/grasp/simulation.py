@@ -407,20 +407,32 @@ class GraspSimulation:
         self, st: _State, h: float, d_travel: float, d_lift: float, closing: np.ndarray
     ) -> np.ndarray | None:
         """The state after h if each pad vertex keeps its velocity relative to its plate and
-        the object its velocity, the plates moved by (d_travel, d_lift) plus `closing` (full
-        DOFs, m); None while the pads move rigidly (nothing to extrapolate)."""
+        the object its velocity relative to the plates' lift, the plates moved by
+        (d_travel, d_lift) plus `closing` (full DOFs, m); None while the pads move rigidly
+        (nothing to extrapolate).
+
+        A held object rises with the plates: while they speed up (the lift's ramp) or stop
+        (the hold), its own velocity alone would leave it behind by more than the friction's
+        stick zone (eps_v h, 10 um), where the friction force is saturated and Newton's model
+        of the object's height has only its inertia: the 98-vertex Table V cube then spent 3-5
+        iterations per lift step on centimetre steps that CCD cut to microns.
+        """
         s = self.system
         out = st.u + d_travel * self._close_dir + d_lift * self._lift_dir + closing
         deforming = False
+        plate_vz = 0.0
         for blk in s.pads:
             v = st.v[blk.dof].reshape(-1, 3)
-            relative = v - v[int(np.argmax(blk.mesh.glued))]  # a glued vertex moves with the plate
+            plate_v = v[int(np.argmax(blk.mesh.glued))]  # a glued vertex moves with the plate
+            relative = v - plate_v
             deforming = deforming or bool(np.any(relative))
             out[blk.dof] += h * relative.ravel()
+            plate_vz = float(plate_v[2])
         if not deforming:
             return None
         obj = s.obj_dof
         out[obj] = st.u[obj] + h * st.v[obj]
+        out[obj.start + 2] += d_lift - h * plate_vz
         out[s.fixed] = (
             self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift) + closing[s.fixed]
         )
