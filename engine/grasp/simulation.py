@@ -81,6 +81,7 @@ class _State:
     collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
     closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
     contact: ContactTerm | None = None  # the last step's contact term (its lagged friction)
+    lift_speed_m_s: float = 0.0  # the plates' lift speed over the last step
 
 
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
@@ -329,10 +330,13 @@ class GraspSimulation:
         alpha = 0.0
         obj = slice(s.obj_dof.start, s.obj_dof.start + 12)
         moves = []
-        if np.any(st.v[obj]):
-            # The object keeps its velocity (pushed along the ground, lifted at a steady speed):
-            # the inertial prediction is close to the solution, so Newton needs few iterations.
-            moves.append(h * st.v[obj])
+        if np.any(st.v[obj]) or d_lift:
+            # The object keeps its velocity (pushed along the ground), and its velocity relative
+            # to the plates' lift (held: see _inertial_guess): the inertial prediction is close
+            # to the solution, so Newton needs few iterations.
+            move = h * st.v[obj]
+            move[2] += d_lift - h * st.lift_speed_m_s
+            moves.append(move)
         if object_shift is not None and np.any(object_shift):
             moves.append(np.concatenate([object_shift, np.zeros(9)]))
         for move in moves:
@@ -400,6 +404,7 @@ class GraspSimulation:
             potential.collisions,
             closed / h,
             potential.contact,
+            d_lift / h,
         )
         return new, res.iterations
 
@@ -420,19 +425,16 @@ class GraspSimulation:
         s = self.system
         out = st.u + d_travel * self._close_dir + d_lift * self._lift_dir + closing
         deforming = False
-        plate_vz = 0.0
         for blk in s.pads:
             v = st.v[blk.dof].reshape(-1, 3)
-            plate_v = v[int(np.argmax(blk.mesh.glued))]  # a glued vertex moves with the plate
-            relative = v - plate_v
+            relative = v - v[int(np.argmax(blk.mesh.glued))]  # a glued vertex moves with the plate
             deforming = deforming or bool(np.any(relative))
             out[blk.dof] += h * relative.ravel()
-            plate_vz = float(plate_v[2])
         if not deforming:
             return None
         obj = s.obj_dof
         out[obj] = st.u[obj] + h * st.v[obj]
-        out[obj.start + 2] += d_lift - h * plate_vz
+        out[obj.start + 2] += d_lift - h * st.lift_speed_m_s
         out[s.fixed] = (
             self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift) + closing[s.fixed]
         )

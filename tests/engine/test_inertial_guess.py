@@ -28,7 +28,7 @@ def test_constant_velocities_are_extrapolated_exactly(sim):
     relative = 1e-4 * rng.standard_normal(s.ndof)  # pads deforming, object drifting (m/s)
     relative[s.fixed] = 0.0
     v = v + relative
-    st = _State(u, v, 0.0, travel, lift, 1.0, closing_speed_m_s=v_close)
+    st = _State(u, v, 0.0, travel, lift, 1.0, closing_speed_m_s=v_close, lift_speed_m_s=v_lift)
     closing = h * v_close * sim._close_dir
     guess = sim._inertial_guess(st, h, 0.0, h * v_lift, closing)
     expected = u + h * v
@@ -50,7 +50,7 @@ def test_a_held_object_keeps_its_velocity_relative_to_the_rising_plates(sim, v_b
     relative[obj] = 0.0
     v = v_before * sim._lift_dir + relative
     v[obj.start + 2] = v_before  # the object rose with the plates
-    st = _State(u, v, 0.0, travel, lift, 1.0)
+    st = _State(u, v, 0.0, travel, lift, 1.0, lift_speed_m_s=v_before)
     guess = sim._inertial_guess(st, h, 0.0, h * v_now, np.zeros(s.ndof))
     # The object rises as far as the plates do in this step, not as far as it did last step.
     assert guess[obj.start + 2] - u[obj.start + 2] == pytest.approx(h * v_now, abs=1e-15)
