@@ -464,6 +464,7 @@ class GraspSimulation:
             p.eps_v_m_s,
             st.collisions,
             actuator,
+            st.contact.cover if st.contact is not None else None,
         )
 
     def _valid_start(self, x0: np.ndarray, guess: np.ndarray) -> bool:

@@ -20,7 +20,13 @@ import scipy.sparse as sp
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
-from engine.ipc.terms import ActuatorTerm, ContactTerm, FreeInternalLayout, InternalTerm
+from engine.ipc.terms import (
+    ActuatorTerm,
+    CandidateCover,
+    ContactTerm,
+    FreeInternalLayout,
+    InternalTerm,
+)
 
 # ipctk caps the barrier stiffness at 100x its mass-based minimum. A 20 N squeeze that ends on a
 # few pad-edge contacts of a 3 g object needs more: at that cap a contact pair sat ~2e-11 m
@@ -90,6 +96,7 @@ class IncrementalPotential:
         eps_v: float,
         collisions_prev: ipc.NormalCollisions | None = None,
         actuator: ActuatorTerm | None = None,
+        cover_prev: CandidateCover | None = None,
     ) -> None:
         self.system = system
         self.h = h
@@ -99,8 +106,9 @@ class IncrementalPotential:
         self.reduction = actuator.reduction if actuator is not None else Reduction(system)
         self.internal = InternalTerm(system, u_prev, v_prev, h, self.reduction)
         self.contact = ContactTerm(
-            system, u_prev, h, kappa, kappa_max, dhat, mu, mu_ground, eps_v, collisions_prev
-        )
+            system, u_prev, h, kappa, kappa_max, dhat, mu, mu_ground, eps_v, collisions_prev,
+            cover_prev,
+        )  # fmt: skip
 
     # --- iterates ------------------------------------------------------------------------------
     def begin(self, u: np.ndarray) -> None:

@@ -262,6 +262,7 @@ class ContactTerm:
         mu_ground: float,
         eps_v: float,
         collisions_prev: ipc.NormalCollisions | None = None,
+        cover_prev: CandidateCover | None = None,
     ) -> None:
         self.system = system
         self.dhat = dhat
@@ -280,7 +281,15 @@ class ContactTerm:
         self._current: np.ndarray | None = None
         self._min_d2 = np.inf
         self._evaluated: tuple[np.ndarray, np.ndarray, ipc.NormalCollisions] | None = None
-        self._cover: CandidateCover | None = None
+        # The last step's cover: its boxes still hold every pair within 2 dhat of positions
+        # inside them, so the first contact set of this step needs no broad phase when the
+        # initial guess lies inside (it moves by about one step's motion).
+        self._cover: CandidateCover | None = cover_prev
+
+    @property
+    def cover(self) -> CandidateCover | None:
+        """The broad-phase cover this term used last (None before any)."""
+        return self._cover
 
     def _set_kappa(self, kappa: float) -> None:
         self.kappa = float(kappa)
@@ -290,7 +299,13 @@ class ContactTerm:
     def begin(self, u: np.ndarray) -> None:
         """Make u the current iterate (the start of a solve): build its contact set."""
         x = self.system.collision_vertices(u)
-        self.collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
+        cover = self._cover
+        if cover is not None and cover.covers(x):
+            self.collisions = ipc.active_collisions_among(
+                cover.candidates, self.system.collision_mesh, x, self.dhat
+            )
+        else:
+            self.collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
         self._current = u
         self._min_d2 = ipc.minimum_squared_distance(self.collisions, self.system.collision_mesh, x)
         self._evaluated = None

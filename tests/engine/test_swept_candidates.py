@@ -90,8 +90,10 @@ def test_positions_near_the_move_are_covered_and_their_pairs_are_candidates():
 @pytest.mark.slow
 def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
     """On a real squeeze and lift (REACH cube grasp 5), every contact set taken from a step's
-    candidates equals a full build at the same positions, and so does every CCD answer (the
-    line search's and, through ContactTerm.covered_stepsize, the next step's initial guesses')."""
+    candidates (the line search's, and the next step's first one in ContactTerm.begin when its
+    initial guess lies in the last cover) equals a full build at the same positions, and so does
+    every CCD answer (the line search's and, through ContactTerm.covered_stepsize, the next
+    step's initial guesses')."""
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
     from tests.conftest import reach_scene
