@@ -156,18 +156,15 @@ def object_contact_forces(
     mesh = system.collision_mesh
     dhat = contact.dhat
     normal_all = np.zeros((system.n_collision, 3))
-    normal_other = np.zeros_like(normal_all)
+    friction_all = np.zeros_like(normal_all)
+    normal_other, friction_other = contact.ground_gradients(x)
     if len(contact.collisions):
         normal_all = contact.barrier.gradient(contact.collisions, mesh, x).reshape(-1, 3)
-        normal_other = _other_pairs_gradient(
-            system, contact.barrier, contact.collisions, x, x, dhat
-        )
-    friction_all = np.zeros_like(normal_all)
-    friction_other = np.zeros_like(normal_all)
+        normal_other += _pad_pad_gradient(system, contact.barrier, contact.collisions, x, x, dhat)
     if len(contact.tangential):
         dx = x - contact.x_prev
         friction_all = contact.friction.gradient(contact.tangential, mesh, dx).reshape(-1, 3)
-        friction_other = _other_pairs_gradient(
+        friction_other += _pad_pad_gradient(
             system, contact.friction, contact.tangential, dx, contact.x_prev, dhat
         )
     # Pad rows: pad-object pairs only; object rows: the ground's pairs only (the other pairs on
@@ -195,7 +192,7 @@ def object_contact_forces(
     )
 
 
-def _other_pairs_gradient(
+def _pad_pad_gradient(
     system: GraspSystem,
     potential: ipc.BarrierPotential | ipc.FrictionPotential,
     pairs: ipc.NormalCollisions | ipc.TangentialCollisions,
@@ -204,25 +201,21 @@ def _other_pairs_gradient(
     dhat: float,
 ) -> np.ndarray:
     """(n_collision, 3) gradient of `potential` at x (positions, or displacements for friction)
-    over the pairs that are not between a pad and the object: plane-vertex (ground) pairs and
-    pad-pad pairs. `x_pairs`: the positions the pairs were found at.
+    over the pad-pad pairs. `x_pairs`: the positions the pairs were found at.
 
-    ipctk lists a contact set's plane-vertex pairs last: those few (one vertex each) are
-    evaluated one by one (about 30 us each). Pad-pad pairs, present only when the jaws touch
-    each other, need every pair evaluated one by one.
+    Present only when the jaws touch each other: then every pair is evaluated one by one
+    (about 30 us each); the vertex-ground pairs, the other pairs that do not act between a pad
+    and the object, come from ContactTerm.ground_gradients in one call.
     """
-    mesh = system.collision_mesh
-    n = len(pairs)
-    first_plane = n
-    while first_plane > 0 and ipc.is_plane_vertex(pairs[first_plane - 1]):
-        first_plane -= 1
-    singles = list(range(first_plane, n))
-    if first_plane > 0 and _pads_touch(system, x_pairs, dhat):
-        singles += range(first_plane)
     out = np.zeros((system.n_collision, 3))
-    for i in singles:
-        ids, g = ipc.pair_gradient(potential, pairs[i], mesh, x)
-        if i >= first_plane or np.all(system.collision_owner[ids] != OBJECT_OWNER):
+    if not len(pairs) or not _pads_touch(system, x_pairs, dhat):
+        return out
+    mesh = system.collision_mesh
+    for pair in pairs:
+        if ipc.is_plane_vertex(pair):
+            continue
+        ids, g = ipc.pair_gradient(potential, pair, mesh, x)
+        if np.all(system.collision_owner[ids] != OBJECT_OWNER):
             np.add.at(out, ids, g)
     return out
 

@@ -68,6 +68,16 @@ def collision_mesh(
     return mesh
 
 
+def ground_mesh(x0: np.ndarray) -> CollisionMesh:
+    """Vertices without edges or faces, and the plane z = 0: its contact sets hold the
+    vertex-ground pairs alone, so one call evaluates a potential over all of them."""
+    # Not ipctk.edges of no faces: in 1.6.1 it can raise std::bad_alloc on an empty array.
+    edges, faces = np.zeros((0, 2), dtype=np.int32), np.zeros((0, 3), dtype=np.int32)
+    mesh = ipctk.CollisionMesh(np.asarray(x0, dtype=float), edges, faces)
+    mesh.planes = [ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.zeros(3))]
+    return mesh
+
+
 def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> NormalCollisions:
     """The contact set of the barrier at positions x (workaround 1: built with 2 dhat)."""
     c = ipctk.NormalCollisions()

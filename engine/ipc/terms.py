@@ -277,6 +277,7 @@ class ContactTerm:
             system.collision_mesh, self.x_prev, c_prev, self.barrier, mu, mu_ground
         )
         self.friction = ipc.friction(eps_v * h)
+        self._friction_setup = (mu, mu_ground, self.barrier)  # what `tangential` was built with
         self.collisions: ipc.NormalCollisions = c_prev
         self._current: np.ndarray | None = None
         self._min_d2 = np.inf
@@ -429,6 +430,27 @@ class ContactTerm:
         d = min(float(np.sqrt(self._min_d2)), self.dhat)
         longest = float(np.sqrt((dx * dx).sum(1).max()))
         return bool(np.isfinite(longest) and 2.0 * longest <= 0.5 * d)
+
+    def ground_gradients(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(n_collision, 3) gradients at collision positions x (the current iterate's) of the
+        barrier and of the lagged friction over the vertex-ground pairs alone: their share of
+        the term's gradients, in one call each (on GraspSystem.ground_mesh, whose contact sets
+        hold the same vertex-ground pairs as the full mesh's: the same build radius, the same
+        positions, and for friction the same lagged normal forces and coefficients)."""
+        s = self.system
+        mesh = s.ground_mesh
+        barrier = np.zeros(3 * s.n_collision)
+        friction = np.zeros(3 * s.n_collision)
+        pairs = ipc.active_collisions(mesh, x, self.dhat)
+        if len(pairs):
+            barrier = self.barrier.gradient(pairs, mesh, x)
+        mu, mu_ground, lag_barrier = self._friction_setup
+        pairs_prev = ipc.active_collisions(mesh, self.x_prev, self.dhat)
+        if len(pairs_prev):
+            lagged = ipc.lagged_friction(mesh, self.x_prev, pairs_prev, lag_barrier, mu, mu_ground)
+            if len(lagged):
+                friction = self.friction.gradient(lagged, mesh, x - self.x_prev)
+        return barrier.reshape(-1, 3), friction.reshape(-1, 3)
 
     def unit_barrier_gradient(self, u: np.ndarray) -> np.ndarray:
         """Collision-space gradient of the barrier with kappa = 1 (for the initial kappa)."""

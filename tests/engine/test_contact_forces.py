@@ -233,3 +233,35 @@ def test_simulated_forces_survive_the_frames_file(run, tmp_path):
             rtol=0,
             atol=1e-5 * max(1.0, float(np.abs(total).max())),
         )
+
+
+@pytest.mark.slow
+def test_ground_pairs_gradients_in_one_call_equal_the_pairs_one_by_one(run):
+    """ContactTerm.ground_gradients (the vertex-ground pairs rebuilt on a mesh of vertices and
+    the ground alone) equals the step's own vertex-ground pairs evaluated one by one: the same
+    pairs, barrier forces and lagged friction, on every frame where the cube stands on the ground."""
+    sim, frames = run
+    s = sim.system
+    checked = 0
+    for _, state in frames:
+        contact = state.contact
+        if contact is None:
+            continue
+        x = s.collision_vertices(state.u)
+        dx = x - contact.x_prev
+        barrier, friction = np.zeros((s.n_collision, 3)), np.zeros((s.n_collision, 3))
+        plane_pairs = 0
+        for pairs, potential, at, out in (
+            (contact.collisions, contact.barrier, x, barrier),
+            (contact.tangential, contact.friction, dx, friction),
+        ):
+            for pair in pairs:
+                if ipc.is_plane_vertex(pair):
+                    ids, g = ipc.pair_gradient(potential, pair, s.collision_mesh, at)
+                    np.add.at(out, ids, g)
+                    plane_pairs += 1
+        got_barrier, got_friction = contact.ground_gradients(x)
+        np.testing.assert_allclose(got_barrier, barrier, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(got_friction, friction, rtol=1e-12, atol=1e-15)
+        checked += plane_pairs > 0 and np.abs(friction).max() > 0
+    assert checked >= 5  # frames with the cube on the ground, its friction at work
