@@ -28,14 +28,20 @@ def sim() -> GraspSimulation:
     return yumi_cube_simulation()
 
 
-def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypatch):
+def _pad0_facing_the_cube(sim):
+    """(system, rest positions, pad 0-cube pair mesh and rows, pad 0's rows, its closing
+    normal, how far its contact face is from the cube along that normal (m))."""
     s = sim.system
     x0 = s.collision_vertices(s.u_initial)
     mesh, rows = s.pair_mesh(0, OBJECT_OWNER)
     pad0 = s.collision_owner == 0
     normal = sim.normals[0]
-    # How far pad 0's contact face is from the cube along its closing direction.
     gap = float(np.min((x0[s.object_rows] - x0[pad0].max(axis=0)) @ normal))
+    return s, x0, mesh, rows, pad0, normal, gap
+
+
+def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypatch):
+    s, x0, mesh, rows, pad0, normal, gap = _pad0_facing_the_cube(sim)
     builds = []
     real_build = ipc.collisions_within
     monkeypatch.setattr(ipc, "collisions_within", lambda *a: builds.append(1) or real_build(*a))
@@ -61,12 +67,7 @@ def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypa
     "tilt, offset", [(0.0, 0.0), (0.05, 0.0), (0.0, 1.0)], ids=["square", "tilted", "beside"]
 )
 def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
-    s = sim.system
-    x0 = s.collision_vertices(s.u_initial)
-    mesh, rows = s.pair_mesh(0, OBJECT_OWNER)
-    pad0 = s.collision_owner == 0
-    normal = sim.normals[0]
-    gap = float(np.min((x0[s.object_rows] - x0[pad0].max(axis=0)) @ normal))
+    s, x0, mesh, rows, pad0, normal, gap = _pad0_facing_the_cube(sim)
     # Tilted: pad 0's vertices shifted along the normal in proportion to one in-plane
     # coordinate. Beside: pad 0 moved sideways past the cube's edge plus 3 mm, so its
     # separation along the axis understates its distance and the first search finds nothing.
