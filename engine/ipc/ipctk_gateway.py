@@ -70,11 +70,17 @@ def collision_mesh(
 
 def ground_mesh(x0: np.ndarray) -> CollisionMesh:
     """Vertices without edges or faces, and the plane z = 0: its contact sets hold the
-    vertex-ground pairs alone, so one call evaluates a potential over all of them."""
+    vertex-ground pairs alone, so one call evaluates a potential over all of them.
+
+    The vertices are one patch: two of them closer than the build radius (a pad's vertex at
+    the object's corner) would otherwise make a vertex-vertex pair.
+    """
+    x0 = np.asarray(x0, dtype=float)
     # Not ipctk.edges of no faces: in 1.6.1 it can raise std::bad_alloc on an empty array.
     edges, faces = np.zeros((0, 2), dtype=np.int32), np.zeros((0, 3), dtype=np.int32)
-    mesh = ipctk.CollisionMesh(np.asarray(x0, dtype=float), edges, faces)
+    mesh = ipctk.CollisionMesh(x0, edges, faces)
     mesh.planes = [ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.zeros(3))]
+    mesh.can_collide = ipctk.make_vertex_patches_filter(np.zeros(len(x0), dtype=np.int32))
     return mesh
 
 

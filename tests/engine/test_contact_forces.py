@@ -265,3 +265,16 @@ def test_ground_pairs_gradients_in_one_call_equal_the_pairs_one_by_one(run):
         np.testing.assert_allclose(got_friction, friction, rtol=1e-12, atol=1e-15)
         checked += plane_pairs > 0 and np.abs(friction).max() > 0
     assert checked >= 5  # frames with the cube on the ground, its friction at work
+
+
+def test_the_ground_mesh_pairs_each_vertex_with_the_ground_only():
+    """Two vertices 10 um apart, 50 um above the ground (a pad's vertex at the cube's corner):
+    the ground mesh's contact set holds their two vertex-ground pairs and not the vertex-vertex
+    pair between them, whose barrier would be counted as the ground's force."""
+    x = np.array([[0.0, 0.0, 5e-5], [1e-5, 0.0, 5e-5], [0.01, 0.0, 0.01]])
+    mesh = ipc.ground_mesh(x)
+    pairs = ipc.active_collisions(mesh, x, 1e-4)
+    assert len(pairs) == 2 and all(ipc.is_plane_vertex(p) for p in pairs)
+    g = ipc.barrier(1e-4, 1.0).gradient(pairs, mesh, x).reshape(-1, 3)
+    assert np.all(g[:2, :2] == 0.0) and np.all(g[:2, 2] < 0.0)  # straight up, off the ground
+    assert np.all(g[2] == 0.0)
