@@ -206,3 +206,51 @@ def key_positions(
             return np.empty(0, np.int64)
         out[i] = to_csc[lo]
     return out
+
+
+@njit(cache=True)
+def permuted_upper_pattern(
+    union: np.ndarray, n: int, inv: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The upper-triangular CSC pattern of P^T A P for the sorted keys `union` (col * n + row,
+    row <= col) of A, with inv[i] the position of row i in the order: (to_csc: each union
+    entry's position in the permuted data, ap, ai).
+
+    Entries sorted by (permuted column, permuted row), as numpy's lexsort would, by two stable
+    counting sorts (rows, then columns): O(entries + n).
+    """
+    m = len(union)
+    lo = np.empty(m, np.int64)
+    hi = np.empty(m, np.int64)
+    for k in range(m):
+        col = union[k] // n
+        a = inv[union[k] - col * n]
+        b = inv[col]
+        if a <= b:
+            lo[k], hi[k] = a, b
+        else:
+            lo[k], hi[k] = b, a
+    start = np.zeros(n + 1, np.int64)
+    for k in range(m):
+        start[lo[k] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    by_row = np.empty(m, np.int64)
+    for k in range(m):
+        by_row[start[lo[k]]] = k
+        start[lo[k]] += 1
+    ap = np.zeros(n + 1, np.uint64)
+    for k in range(m):
+        ap[hi[k] + 1] += 1
+    for i in range(n):
+        ap[i + 1] += ap[i]
+    fill = ap[:n].astype(np.int64)
+    to_csc = np.empty(m, np.int64)
+    ai = np.empty(m, np.uint32)
+    for j in range(m):
+        k = by_row[j]
+        p = fill[hi[k]]
+        fill[hi[k]] += 1
+        to_csc[k] = p
+        ai[p] = lo[k]
+    return to_csc, ap, ai

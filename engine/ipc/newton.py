@@ -22,6 +22,7 @@ from engine.ipc.ldl_kernels import (
     key_positions,
     ldl_factor,
     ldl_solve,
+    permuted_upper_pattern,
     row_patterns,
     scatter_sum,
 )
@@ -197,18 +198,10 @@ class _Symbolic:
 
     @classmethod
     def _in_order(cls, union: np.ndarray, n: int, perm: np.ndarray, fresh_fill: float) -> _Symbolic:
-        cols, rows = np.divmod(union, n)
         inv = np.empty(n, dtype=np.int64)
         inv[perm] = np.arange(n)
-        pr, pc = inv[rows], inv[cols]
-        lo, hi = np.minimum(pr, pc), np.maximum(pr, pc)
-        order = np.lexsort((lo, hi))
-        to_csc = np.empty(len(union), dtype=np.int64)
-        to_csc[order] = np.arange(len(union))
-        ap = np.zeros(n + 1, dtype=np.uint64)
-        np.cumsum(np.bincount(hi, minlength=n), out=ap[1:], dtype=np.uint64)
         # Unsigned row indices: numba then emits no negative-index wraparound in the hot loops.
-        ai = np.ascontiguousarray(lo[order], dtype=np.uint32)
+        to_csc, ap, ai = permuted_upper_pattern(np.ascontiguousarray(union, np.int64), n, inv)
         etree, lnz = elimination_tree(n, ap, ai)
         lp = np.zeros(n + 1, dtype=np.uint64)
         np.cumsum(lnz, out=lp[1:], dtype=np.uint64)

@@ -129,3 +129,30 @@ def test_key_positions_finds_each_key_in_its_column_and_refuses_a_missing_one() 
     for key in (missing[0], missing[len(missing) // 2], missing[-1]):
         with_missing = np.append(keys, key)
         assert len(key_positions(union, column_start, n, with_missing, to_csc)) == 0
+
+
+def test_the_permuted_pattern_is_the_lexsorted_one() -> None:
+    """permuted_upper_pattern's counting sorts give numpy's lexsort by (column, row) of the
+    permuted upper triangle, entry for entry."""
+    from engine.ipc.ldl_kernels import permuted_upper_pattern
+
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 60):
+        rows, cols = np.triu_indices(n)
+        pick = rng.random(len(rows)) < 0.3
+        pick[np.flatnonzero(rows == cols)] = True  # the diagonal, as every Newton matrix has
+        union = np.sort(cols[pick].astype(np.int64) * n + rows[pick])
+        perm = rng.permutation(n)
+        inv = np.empty(n, dtype=np.int64)
+        inv[perm] = np.arange(n)
+        c, r = np.divmod(union, n)
+        lo, hi = np.minimum(inv[r], inv[c]), np.maximum(inv[r], inv[c])
+        order = np.lexsort((lo, hi))
+        to_csc, ap, ai = permuted_upper_pattern(union, n, inv)
+        expected = np.empty(len(union), dtype=np.int64)
+        expected[order] = np.arange(len(union))
+        np.testing.assert_array_equal(to_csc, expected)
+        np.testing.assert_array_equal(ai, lo[order])
+        np.testing.assert_array_equal(
+            ap, np.concatenate([[0], np.cumsum(np.bincount(hi, minlength=n))])
+        )
