@@ -217,7 +217,8 @@ def permuted_upper_pattern(
     entry's position in the permuted data, ap, ai).
 
     Entries sorted by (permuted column, permuted row), as numpy's lexsort would, by two stable
-    counting sorts (rows, then columns): O(entries + n).
+    counting sorts (rows, then columns): O(entries + n). The indices are unsigned (ai uint32,
+    ap uint64), as ldl_factor wants them.
     """
     m = len(union)
     lo = np.empty(m, np.int64)

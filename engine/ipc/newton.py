@@ -200,7 +200,6 @@ class _Symbolic:
     def _in_order(cls, union: np.ndarray, n: int, perm: np.ndarray, fresh_fill: float) -> _Symbolic:
         inv = np.empty(n, dtype=np.int64)
         inv[perm] = np.arange(n)
-        # Unsigned row indices: numba then emits no negative-index wraparound in the hot loops.
         to_csc, ap, ai = permuted_upper_pattern(np.ascontiguousarray(union, np.int64), n, inv)
         etree, lnz = elimination_tree(n, ap, ai)
         lp = np.zeros(n + 1, dtype=np.uint64)
@@ -235,8 +234,8 @@ class PatternLdl:
     within a union that stops growing after a few steps: each matrix is scattered into that
     union's permuted pattern and only refactorized numerically (QDLDL's up-looking algorithm
     in numba with each row's pattern precomputed, engine.ipc.ldl_kernels: about 0.8 ms on the
-    REACH cube's n = 1069, and D tells definiteness). A matrix with an entry outside the union widens it and pays one symbolic
-    analysis (_Symbolic.of).
+    REACH cube's n = 1069, and D tells definiteness). A matrix with an entry outside the union
+    widens it and pays one symbolic analysis (_Symbolic.of).
 
     A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
     pattern, the contact blocks as triplets): each part's slots are remembered while its keys

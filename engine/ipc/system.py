@@ -8,6 +8,7 @@ Collision vertices X = J u stack the pads' surface vertices and the object's sur
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -155,13 +156,10 @@ class GraspSystem:
         span = x0.max(axis=0) - x0.min(axis=0)
         self.bbox_diagonal = float(np.linalg.norm(span))
 
-    @property
+    @cached_property
     def ground_mesh(self) -> ipc.CollisionMesh:
         """Every collision vertex and the ground, no edges or faces (ipc.ground_mesh)."""
-        if "_ground_mesh" not in self.__dict__:
-            self.__dict__["_ground_mesh"] = ipc.ground_mesh(self.collision_vertices(self.u_initial))
-        mesh: ipc.CollisionMesh = self.__dict__["_ground_mesh"]
-        return mesh
+        return ipc.ground_mesh(self.collision_vertices(self.u_initial))
 
     def pair_mesh(self, a: int, b: int) -> tuple[ipc.CollisionMesh, np.ndarray]:
         """Collision mesh of two bodies only (owners a, b), no ground, and its collision rows.
