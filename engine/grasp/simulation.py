@@ -392,6 +392,7 @@ class GraspSimulation:
             p.max_newton_iterations,
             self._ldl,
             force_tol=p.newton_force_tol_n,
+            chord_start=True,
         )
         closed = d_travel if actuator is None else actuator.travel(res.u)
         new = _State(

@@ -7,7 +7,7 @@ import contextlib
 import ctypes
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
@@ -244,6 +244,9 @@ class PatternLdl:
 
     def __init__(self) -> None:
         self._by_n: dict[int, _Symbolic] = {}
+        # The last positive definite factor, and the key of the solve that made it (label_last).
+        self._last: PatternFactor | None = None
+        self._last_key: Hashable = None
         # Per part position: (its last keys, the analysis they were placed in, their slots).
         self._part_slots: dict[int, tuple[np.ndarray, _Symbolic, np.ndarray]] = {}
         # The last CSR structure seen: (indptr, indices, upper-triangle entries, their keys).
@@ -285,7 +288,20 @@ class PatternLdl:
             n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, sym.lx, sym.d, sym.dinv,
             sym.rptr, sym.rcol, sym.rslot,
         )  # fmt: skip
-        return PatternFactor(sym) if positive == n else None
+        # A failed factorization overwrote part of sym's L and D: no last factor then.
+        self._last = PatternFactor(sym) if positive == n else None
+        self._last_key = None
+        return self._last
+
+    def label_last(self, key: Hashable) -> None:
+        """Tag the last factor with the key of the objective it was computed for."""
+        self._last_key = key
+
+    def last_factor(self, key: Hashable) -> PatternFactor | None:
+        """The last factor if it is positive definite and tagged with `key`."""
+        if self._last is None or key is None or self._last_key != key:
+            return None
+        return self._last
 
     def _all_slots(
         self, parts: list[tuple[np.ndarray, np.ndarray]], sym: _Symbolic
@@ -350,7 +366,8 @@ class Objective(Protocol):
     `accept(v)` makes that v the iterate (returning True when the energy's form changed, e.g. a
     new barrier stiffness); `gradient` and `gradient_hessian` are taken at the iterate;
     `max_step` is the largest admissible fraction of a step (CCD); `step_norm` measures a step
-    in the units of the tolerance.
+    in the units of the tolerance; `structure()` says which objectives' Newton matrices are
+    alike enough for one's factor to give another's chord steps.
     """
 
     def begin(self, u: np.ndarray) -> None: ...
@@ -362,6 +379,7 @@ class Objective(Protocol):
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray: ...
     def step_norm(self, du_free: np.ndarray) -> float: ...
     def residual(self, g: np.ndarray) -> float: ...
+    def structure(self) -> Hashable: ...
 
 
 def _balanced(objective: Objective, g: np.ndarray, force_tol: float | None) -> bool:
@@ -407,6 +425,35 @@ def _stop_with(
     return u, energy, n, not changed
 
 
+# A previous step's factor gives the first iterate's step (a chord) when that step's model
+# decrease -g.du is at most this many times tol x force_tol (the energy of a converged step).
+CHORD_ENERGY_FACTOR = 100.0
+
+
+def _newton_matrix(
+    objective: Objective, u: np.ndarray, ldl: PatternLdl | None
+) -> tuple[np.ndarray, PatternFactor | SpdFactor | LdlFactor]:
+    """The gradient at u and the factor of its Hessian: exact where that is positive definite.
+
+    Every iterate tries the exact Hessian first: where it is indefinite it usually is so for
+    one or two iterates only. Projecting for the rest of the time step after a failure made 70
+    of 112 assemblies projected on the 98-vertex Table V cube (ipctk's per-pair
+    eigen-projection is 3 ms of a 13 ms iteration there) for 9 failures; retrying costs 4 more
+    failures and took 15 % less time, the same on the REACH grasps.
+    """
+    g, h = objective.gradient_hessian(u, project=False)
+    factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h), True)
+    if factor is None:
+        g, h = objective.gradient_hessian(u, project=True)
+        factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h))
+    if factor is None:
+        raise SolverError(
+            "the Newton matrix is not positive definite even after projection; "
+            "the time step or material stiffness is extreme"
+        )
+    return g, factor
+
+
 def newton_solve(
     objective: Objective,
     u_start: np.ndarray,
@@ -414,6 +461,7 @@ def newton_solve(
     max_iterations: int,
     ldl: PatternLdl | None = None,
     force_tol: float | None = None,
+    chord_start: bool = False,
 ) -> NewtonResult:
     """Minimise `objective` from an admissible u_start: projected Newton, constrained Armijo.
 
@@ -423,6 +471,13 @@ def newton_solve(
     behind a stiff contact a step far below `tol` can still hide newtons), or when no decrease
     is possible along the step (round-off).
     `ldl` (one per trial) reuses the symbolic factorization across the Newton matrices.
+
+    With `chord_start`, the first iterate may step along the last factor `ldl` made (the
+    previous solve's, if that converged in one iterate) instead of assembling and factorizing
+    a Hessian: a chord step, taken when the objective's `structure()` is the one that factor
+    was made at and the chord's model moves little energy. Convergence is judged as for any
+    iterate (the chord test below): the force residual is exact, the step's norm is the
+    chord's. A chord that is no descent falls back to the exact Hessian.
     """
     u = u_start.copy()
     objective.begin(u)
@@ -430,23 +485,30 @@ def newton_solve(
     if not np.isfinite(energy):
         raise SolverError("the time step started from an invalid state (inverted pad element)")
     evaluations = 0
+    # A chord iterate (the last factor of this structure, no assembly) may be tried first.
+    prior = ldl.last_factor(objective.structure()) if ldl is not None and chord_start else None
+
+    def done_at(it: int) -> NewtonResult:
+        # Only a solve converged in one iterate is quasi-static enough to pass its last factor
+        # on: after harder steps (a squeeze building its grip) the chord cost more iterations.
+        if ldl is not None:
+            ldl.label_last(objective.structure() if chord_start and it == 1 else None)
+        return NewtonResult(u, it, evaluations)
+
+    factor: PatternFactor | SpdFactor | LdlFactor
     for it in range(1, max_iterations + 1):
-        # Every iterate tries the exact Hessian first: where it is indefinite it usually is so
-        # for one or two iterates only. Projecting for the rest of the time step after a failure
-        # made 70 of 112 assemblies projected on the 98-vertex Table V cube (ipctk's per-pair
-        # eigen-projection is 3 ms of a 13 ms iteration there) for 9 failures; retrying costs
-        # 4 more failures and took 15 % less time, the same on the REACH grasps.
-        g, h = objective.gradient_hessian(u, project=False)
-        factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h), True)
-        if factor is None:
-            g, h = objective.gradient_hessian(u, project=True)
-            factor = ldl.factor(h) if ldl is not None else factor_spd(as_csr(h))
-        if factor is None:
-            raise SolverError(
-                "the Newton matrix is not positive definite even after projection; "
-                "the time step or material stiffness is extreme"
-            )
-        du = factor.solve(-g)
+        chord_iterate = False
+        if prior is not None:
+            g, factor = objective.gradient(u), prior
+            du = factor.solve(-g)
+            prior = None
+            # The chord is taken only when its model moves little energy (a quasi-static step:
+            # the last step's matrix still holds); elsewhere a contact set that changed made
+            # it a poor direction and cost iterations (REACH: 9 of 58 chords, 3.9 iterations).
+            chord_iterate = -float(g @ du) <= CHORD_ENERGY_FACTOR * tol * (force_tol or 0.0)
+        if not chord_iterate:
+            g, factor = _newton_matrix(objective, u, ldl)
+            du = factor.solve(-g)
         if not np.all(np.isfinite(du)):
             raise SolverError(
                 "the Newton system produced NaN; the time step or stiffness is extreme"
@@ -456,12 +518,15 @@ def newton_solve(
             u, energy, n, done = stop
             evaluations += n
             if done:
-                return NewtonResult(u, it, evaluations)
+                return done_at(it)
             continue
         slope = float(g @ du)
         if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
-            return NewtonResult(u, it, evaluations)
+            if chord_iterate:
+                continue
+            return done_at(it)
         alpha = min(1.0, objective.max_step(u, du))
+        stalled = False
         while True:
             trial = objective.step(u, du, alpha)
             e_trial = objective.energy(trial)
@@ -478,14 +543,19 @@ def newton_solve(
                         "(a contact without barrier stiffness or a degenerate pad element); "
                         "try a smaller time step or a larger pad edge length"
                     )
-                # No decrease possible along du: u is converged to round-off.
-                return NewtonResult(u, it, evaluations)
+                stalled = True
+                break
+        if stalled:
+            if chord_iterate:
+                continue  # an old matrix's direction: try the exact one
+            # No decrease possible along du: u is converged to round-off.
+            return done_at(it)
         u, energy = trial, e_trial
         if objective.accept(u):
             energy = objective.energy(u)
         if alpha == 1.0:
-            # Chord test: the old factor applied to the new gradient approximates the next
-            # Newton step; if even that is below tolerance, skip the assembly and factorization.
+            # Chord test: the factor applied to the new gradient approximates the next Newton
+            # step; if even that is below tolerance, skip the assembly and factorization.
             g = objective.gradient(u)
             chord = factor.solve(-g)
             stop = _stop_with(objective, u, chord, g, energy, tol, force_tol)
@@ -493,7 +563,7 @@ def newton_solve(
                 u, energy, n, done = stop
                 evaluations += n
                 if done:
-                    return NewtonResult(u, it, evaluations)
+                    return done_at(it)
     raise NewtonNotConverged(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol:g} m); "
         "try a smaller time step or a larger newton tolerance",

@@ -127,6 +127,13 @@ class IncrementalPotential:
             return out
         return u + alpha * self.reduction.expand(du_free)
 
+    def structure(self) -> tuple[int, bool, float, int]:
+        """What a Newton matrix of this step shares with another's that may stand in for it
+        (newton_solve's chord start): the unknowns, the time step (s) and the number of
+        contact pairs at the current iterate (a pair gained or lost changes the matrix)."""
+        r = self.reduction
+        return (r.n, r.force_driven, self.h, len(self.contact.collisions))
+
     def residual(self, g: np.ndarray) -> float:
         """Largest force residual (N) in a reduced gradient (the potential is divided by h^2,
         so its gradient is a force): each pad vertex's components, the closing coordinate's, the
