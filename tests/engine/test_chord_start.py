@@ -63,9 +63,7 @@ K = np.array([[2e4, 5e3, 0.0], [5e3, 1e4, 0.0], [0.0, 0.0, 3e4]])  # N/m, SPD
 
 
 def solve(objective: Quadratic, u0: np.ndarray, ldl: PatternLdl, chord: bool = True):
-    return newton_solve(
-        objective, u0, TOL_M, 50, ldl, force_tol=FORCE_TOL_N, chord_start=chord
-    )
+    return newton_solve(objective, u0, TOL_M, 50, ldl, force_tol=FORCE_TOL_N, chord_start=chord)
 
 
 def first_step(ldl: PatternLdl) -> np.ndarray:
