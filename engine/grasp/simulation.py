@@ -56,7 +56,13 @@ from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm, ContactTerm
+from engine.ipc.terms import (
+    COVER_MARGIN,
+    SERVO_LAG_M,
+    ActuatorTerm,
+    CandidateCover,
+    ContactTerm,
+)
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -165,6 +171,9 @@ class GraspSimulation:
         self._frame_index = 0
         self._reduction: Reduction | None = None
         self._ldl = PatternLdl()
+        # The broad phase of the last initial guess's move that the last step's cover did not
+        # hold (_stepsize): the step's first contact set and CCD are then taken from it too.
+        self._guess_cover: CandidateCover | None = None
         self._hold_force_n = 0.0
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
@@ -384,7 +393,9 @@ class GraspSimulation:
                 if candidate is not None and self._valid_start(x0, candidate):
                     guess = candidate
                     break
-        potential = self._potential(st, h, actuator)
+        potential = self._potential(
+            st, h, actuator, self._first_cover(st, s.collision_vertices(guess))
+        )
         res = newton_solve(
             potential,
             guess,
@@ -448,9 +459,14 @@ class GraspSimulation:
         return self._reduction
 
     def _potential(
-        self, st: _State, h: float, actuator: ActuatorTerm | None = None
+        self,
+        st: _State,
+        h: float,
+        actuator: ActuatorTerm | None = None,
+        cover: CandidateCover | None = None,
     ) -> IncrementalPotential:
-        """The incremental potential of the time step of h seconds that starts at `st`."""
+        """The incremental potential of the time step of h seconds that starts at `st`, its
+        contact term starting from `cover` (see _first_cover)."""
         p = self.params
         return IncrementalPotential(
             self.system,
@@ -465,7 +481,7 @@ class GraspSimulation:
             p.eps_v_m_s,
             st.collisions,
             actuator,
-            st.contact.cover if st.contact is not None else None,
+            cover,
         )
 
     def _valid_start(self, x0: np.ndarray, guess: np.ndarray) -> bool:
@@ -477,12 +493,28 @@ class GraspSimulation:
 
     def _stepsize(self, x0: np.ndarray, x1: np.ndarray) -> float:
         """collision_free_stepsize of the move x0 -> x1 from the current state, from the last
-        step's broad phase when it covers the move."""
+        step's broad phase when it covers the move, else from a cover of this move (kept as
+        the guess cover: a lift step's guess leaves the last cover, and the same broad phase
+        then serves the step's first contact set and first CCD)."""
         contact = self._state.contact
         alpha = contact.covered_stepsize(x0, x1) if contact is not None else None
         if alpha is None:
-            alpha = ipc.collision_free_stepsize(self.system.collision_mesh, x0, x1)
+            s, dhat = self.system, self.params.dhat_m
+            cover = self._guess_cover
+            if cover is None or not (cover.covers(x0) and cover.covers(x1)):
+                cover = CandidateCover.of_move(s.collision_mesh, x0, x1, dhat, COVER_MARGIN * dhat)
+                self._guess_cover = cover
+            alpha = ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x0, x1)
         return alpha
+
+    def _first_cover(self, st: _State, x: np.ndarray) -> CandidateCover | None:
+        """The cover a step starting from `st` at the initial guess x (collision vertices)
+        begins with: the last step's, or the guess cover when only that one holds x."""
+        last = st.contact.cover if st.contact is not None else None
+        if last is not None and last.covers(x):
+            return last
+        guess = self._guess_cover
+        return guess if guess is not None and guess.covers(x) else last
 
     def _pad_energies(self, u: np.ndarray) -> tuple[float, float]:
         s = self.system

@@ -92,8 +92,8 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
     """On a real squeeze and lift (REACH cube grasp 5), every contact set taken from a step's
     candidates (the line search's, and the next step's first one in ContactTerm.begin when its
     initial guess lies in the last cover) equals a full build at the same positions, and so does
-    every CCD answer (the line search's and, through ContactTerm.covered_stepsize, the next
-    step's initial guesses')."""
+    every CCD answer (the line search's and, through ContactTerm.covered_stepsize or the guess
+    cover of a move the last cover does not hold, the next step's initial guesses')."""
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
     from tests.conftest import reach_scene
@@ -101,8 +101,18 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
     obj, grasp = reach_scene(5)
     (nominal,) = plan_trials(grasp, TrialSpec())
     params = SimulationParams.from_values(youngs_modulus_pa=1e8, mu=0.4, auto_open_m=0.02)
-    checked = {"sets": 0, "ccd": 0}
-    among, stepsize = ipc.active_collisions_among, ipc.candidates_stepsize
+    checked = {"sets": 0, "ccd": 0, "plain ccd": 0}
+    among, stepsize, plain = (
+        ipc.active_collisions_among,
+        ipc.candidates_stepsize,
+        ipc.collision_free_stepsize,
+    )
+
+    inside = []  # non-empty within candidates_stepsize (whose fallback is the plain query)
+
+    def counted_plain(mesh, x0, x1):
+        checked["plain ccd"] += not inside
+        return plain(mesh, x0, x1)
 
     def checked_among(candidates, mesh, x, dhat):
         assert dhat == DHAT
@@ -112,14 +122,20 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
         return got
 
     def checked_stepsize(candidates, mesh, x0, x1):
+        inside.append(True)
         got = stepsize(candidates, mesh, x0, x1)
-        assert got == ipc.collision_free_stepsize(mesh, x0, x1)
+        inside.pop()
+        assert got == plain(mesh, x0, x1)
         checked["ccd"] += 1
         return got
 
     monkeypatch.setattr(ipc, "active_collisions_among", checked_among)
     monkeypatch.setattr(ipc, "candidates_stepsize", checked_stepsize)
+    monkeypatch.setattr(ipc, "collision_free_stepsize", counted_plain)
     result = run_trial(obj, nominal, params)
     assert result.reason == "lifted", result.error
     assert checked["sets"] > 50 and checked["ccd"] > 10, checked
+    # Every CCD of the trial, the initial guesses' included, is answered from a cover (the
+    # last step's, or the guess cover of GraspSimulation._stepsize).
+    assert checked["plain ccd"] == 0, checked
     assert ContactTerm  # the term under test takes these through engine.ipc.ipctk_gateway
