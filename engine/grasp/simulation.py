@@ -329,70 +329,24 @@ class GraspSimulation:
 
         With `hold_force_n`, the plates' closing is not prescribed: the actuator pushes each
         jaw with that force and the solve finds how far they close (d_travel must be 0).
-        The initial guess translates each pad rigidly with its plate (and the object by
-        `object_shift`, dropped if that would collide); it must be intersection-free.
+        The initial guess (_initial_guess) must be intersection-free.
         """
         p, s, st = self.params, self.system, self._state
         h = p.time_step_s if h_s is None else h_s
-        guess = st.u + d_travel * self._close_dir + d_lift * self._lift_dir
         x0 = s.collision_vertices(st.u)
-        alpha = 0.0
-        obj = slice(s.obj_dof.start, s.obj_dof.start + 12)
-        moves = []
-        if np.any(st.v[obj]) or d_lift:
-            # The object keeps its velocity (pushed along the ground), and its velocity relative
-            # to the plates' lift (held: see _inertial_guess): the inertial prediction is close
-            # to the solution, so Newton needs few iterations.
-            move = h * st.v[obj]
-            move[2] += d_lift - h * st.lift_speed_m_s
-            moves.append(move)
-        if object_shift is not None and np.any(object_shift):
-            moves.append(np.concatenate([object_shift, np.zeros(9)]))
-        for move in moves:
-            shifted = guess.copy()
-            shifted[obj] += move
-            alpha = self._stepsize(x0, s.collision_vertices(shifted))
-            if alpha >= 1.0:
-                guess = shifted
-                break
-        if alpha < 1.0:
-            alpha = self._stepsize(x0, s.collision_vertices(guess))
-        if alpha < 1.0:
-            # A pad pressed against the object cannot translate further than its contact gap;
-            # start instead from the current state with only the glued back faces moved (the
-            # pads compress by the plate increment, which the Newton solve then relaxes).
-            guess = st.u.copy()
-            guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
-            if not self._valid_start(x0, guess):
-                raise _StepBlocked(float(alpha))
-        guess[s.fixed] = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
+        servo = hold_force_n is not None
+        guess, reference = self._initial_guess(st, h, x0, d_travel, d_lift, object_shift, servo)
         actuator = None
         if hold_force_n is not None:
-            # The guess's glued vertices are the reference of the closing coordinate (s = 0).
             actuator = ActuatorTerm(
                 self._force_reduction(),
-                guess.copy(),
+                reference,
                 hold_force_n,
                 p.finger_mass_kg,
                 st.closing_speed_m_s,
                 h,
                 command_m=servo_travel_m,
             )
-            # The jaws keep their closing speed in the initial guess (s = h v_closing), as the
-            # object keeps its velocity: during a lift the servo creeps a fraction of a um per
-            # step, comparable to the contact gaps, and starting from s = 0 costs iterations.
-            # Better still, once the pads deform (the grip building or settling), every pad
-            # vertex keeps its velocity relative to its plate and the object its velocity: the
-            # 25 REACH nominal grasps need 3865 Newton iterations instead of 4130.
-            closing = h * st.closing_speed_m_s * self._close_dir
-            predicted = guess + closing
-            for candidate in (
-                self._inertial_guess(st, h, d_travel, d_lift, closing),
-                predicted if st.closing_speed_m_s != 0.0 else None,
-            ):
-                if candidate is not None and self._valid_start(x0, candidate):
-                    guess = candidate
-                    break
         potential = self._potential(
             st, h, actuator, self._first_cover(st, s.collision_vertices(guess))
         )
@@ -419,6 +373,76 @@ class GraspSimulation:
             d_lift / h,
         )
         return new, res.iterations
+
+    def _initial_guess(
+        self,
+        st: _State,
+        h: float,
+        x0: np.ndarray,
+        d_travel: float,
+        d_lift: float,
+        object_shift: np.ndarray | None,
+        servo: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A step's initial guess (intersection-free on the way from x0, the collision
+        vertices at st) and the state whose glued vertices are the plates moved by
+        (d_travel, d_lift): the reference of the closing coordinate (s = 0) of force-driven
+        plates (`servo`).
+
+        Servo steps start from the inertial guess when it is valid: the jaws keep their closing
+        speed (s = h v_closing; during a lift the servo creeps a fraction of a um per step,
+        comparable to the contact gaps, and starting from s = 0 costs iterations) and, once the
+        pads deform, every pad vertex keeps its velocity relative to its plate and the object
+        its velocity (the 25 REACH nominal grasps: 3865 Newton iterations instead of 4130).
+        Otherwise the pads move rigidly with their plates and the object by its velocity or
+        `object_shift`, whichever CCD lets through first.
+        """
+        s = self.system
+        glued = self._dirichlet(st.travel_m + d_travel, st.lift_m + d_lift)
+        closing = h * st.closing_speed_m_s * self._close_dir
+        if servo:
+            inertial = self._inertial_guess(st, h, d_travel, d_lift, closing)
+            if inertial is not None and self._valid_start(x0, inertial):
+                reference = inertial.copy()
+                reference[s.fixed] = glued
+                return inertial, reference
+        guess = st.u + d_travel * self._close_dir + d_lift * self._lift_dir
+        alpha = 0.0
+        obj = slice(s.obj_dof.start, s.obj_dof.start + 12)
+        moves = []
+        if np.any(st.v[obj]) or d_lift:
+            # The object keeps its velocity (pushed along the ground), and its velocity relative
+            # to the plates' lift (held: see _inertial_guess): the inertial prediction is close
+            # to the solution, so Newton needs few iterations.
+            move = h * st.v[obj]
+            move[2] += d_lift - h * st.lift_speed_m_s
+            moves.append(move)
+        if object_shift is not None and np.any(object_shift):
+            moves.append(np.concatenate([object_shift, np.zeros(9)]))
+        for move in moves:
+            shifted = guess.copy()
+            shifted[obj] += move
+            alpha = self._stepsize(x0, s.collision_vertices(shifted))
+            if alpha >= 1.0:
+                guess = shifted
+                break
+        if alpha < 1.0:
+            alpha = self._stepsize(x0, s.collision_vertices(guess))
+        if alpha < 1.0:
+            # A pad pressed against the object cannot translate further than its contact gap;
+            # start instead from the current state with only the glued back faces moved (the
+            # pads compress by the plate increment, which the Newton solve then relaxes).
+            guess = st.u.copy()
+            guess[s.fixed] = glued
+            if not self._valid_start(x0, guess):
+                raise _StepBlocked(float(alpha))
+        guess[s.fixed] = glued
+        reference = guess.copy()
+        if servo and st.closing_speed_m_s != 0.0:
+            predicted = guess + closing
+            if self._valid_start(x0, predicted):
+                guess = predicted
+        return guess, reference
 
     def _inertial_guess(
         self, st: _State, h: float, d_travel: float, d_lift: float, closing: np.ndarray
