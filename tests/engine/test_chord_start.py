@@ -13,24 +13,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc.newton import PatternLdl, newton_solve
+from tests.engine.toy_objectives import ToyObjective
 
 TOL_M, FORCE_TOL_N = 1e-7, 1e-3
 
 
-class Quadratic:
-    """E(u) = 1/2 (u - c)^T K (u - c) with the Newton objective's interface."""
+class Quadratic(ToyObjective):
+    """E(u) = 1/2 (u - c)^T K (u - c)."""
 
     def __init__(self, stiffness: np.ndarray, centre: np.ndarray, structure: object = "a") -> None:
         self.k = np.asarray(stiffness, dtype=float)
         self.c = np.asarray(centre, dtype=float)
         self.kind = structure
         self.assemblies = 0
-
-    def begin(self, u: np.ndarray) -> None:
-        pass
-
-    def accept(self, u: np.ndarray) -> bool:
-        return False
 
     def energy(self, u: np.ndarray) -> float:
         d = u - self.c
@@ -42,21 +37,6 @@ class Quadratic:
     def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, sp.csr_matrix]:
         self.assemblies += 1
         return self.gradient(u), sp.csr_matrix(self.k)
-
-    def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
-        return 1.0
-
-    def step(self, u: np.ndarray, du: np.ndarray, alpha: float) -> np.ndarray:
-        return u + alpha * du
-
-    def step_norm(self, du: np.ndarray) -> float:
-        return float(np.abs(du).max())
-
-    def residual(self, g: np.ndarray) -> float:
-        return float(np.abs(g).max())
-
-    def structure(self) -> object:
-        return self.kind
 
 
 K = np.array([[2e4, 5e3, 0.0], [5e3, 1e4, 0.0], [0.0, 0.0, 3e4]])  # N/m, SPD

@@ -12,19 +12,14 @@ import pytest
 import scipy.sparse as sp
 
 from engine.ipc.newton import PatternLdl, newton_solve
+from tests.engine.toy_objectives import ToyObjective
 
 
-class DoubleWell:
-    """E(x, y) = (x^2 - 1)^2 + y^2, with the Newton objective's interface (no constraints)."""
+class DoubleWell(ToyObjective):
+    """E(x, y) = (x^2 - 1)^2 + y^2."""
 
     def __init__(self) -> None:
         self.requests: list[bool] = []
-
-    def begin(self, u: np.ndarray) -> None:
-        pass
-
-    def accept(self, u: np.ndarray) -> bool:
-        return False
 
     def energy(self, u: np.ndarray) -> float:
         return float((u[0] ** 2 - 1.0) ** 2 + u[1] ** 2)
@@ -42,15 +37,6 @@ class DoubleWell:
     def max_step(self, u: np.ndarray, du: np.ndarray) -> float:
         # At most 0.3 per iterate, like CCD stopping a step at a contact.
         return min(1.0, 0.3 / float(np.abs(du).max()))
-
-    def step(self, u: np.ndarray, du: np.ndarray, alpha: float) -> np.ndarray:
-        return u + alpha * du
-
-    def step_norm(self, du: np.ndarray) -> float:
-        return float(np.abs(du).max())
-
-    def residual(self, g: np.ndarray) -> float:
-        return float(np.abs(g).max())
 
 
 @pytest.mark.parametrize("ldl", [None, PatternLdl()], ids=["factor_spd", "PatternLdl"])
