@@ -56,13 +56,7 @@ from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import (
-    COVER_MARGIN,
-    SERVO_LAG_M,
-    ActuatorTerm,
-    CandidateCover,
-    ContactTerm,
-)
+from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm, CandidateCover, ContactTerm
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -523,12 +517,10 @@ class GraspSimulation:
         contact = self._state.contact
         alpha = contact.covered_stepsize(x0, x1) if contact is not None else None
         if alpha is None:
-            s, dhat = self.system, self.params.dhat_m
-            cover = self._guess_cover
-            if cover is None or not (cover.covers(x0) and cover.covers(x1)):
-                cover = CandidateCover.of_move(s.collision_mesh, x0, x1, dhat, COVER_MARGIN * dhat)
-                self._guess_cover = cover
-            alpha = ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x0, x1)
+            mesh = self.system.collision_mesh
+            cover = CandidateCover.holding(self._guess_cover, mesh, x0, x1, self.params.dhat_m)
+            self._guess_cover = cover
+            alpha = ipc.candidates_stepsize(cover.candidates, mesh, x0, x1)
         return alpha
 
     def _first_cover(self, st: _State, x: np.ndarray) -> CandidateCover | None:

@@ -236,9 +236,29 @@ class CandidateCover:
         inner = margin * (1.0 - 1e-6)  # round-off of the boxes' inflation stays inside
         return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, candidates)
 
+    @classmethod
+    def holding(
+        cls,
+        cover: CandidateCover | None,
+        mesh: ipc.CollisionMesh,
+        x0: np.ndarray,
+        x1: np.ndarray,
+        dhat: float,
+    ) -> CandidateCover:
+        """`cover` if it holds the move x0 -> x1, else a new cover of that move with
+        COVER_MARGIN dhat of room around it."""
+        if cover is not None and cover.holds(x0, x1):
+            return cover
+        return cls.of_move(mesh, x0, x1, dhat, COVER_MARGIN * dhat)
+
     def covers(self, x: np.ndarray) -> bool:
         """Whether every vertex of x (n, 3) lies inside its box."""
         return bool(np.all(x >= self.lo) and np.all(x <= self.hi))
+
+    def holds(self, x0: np.ndarray, x1: np.ndarray) -> bool:
+        """Whether both ends of the move x0 -> x1 lie inside the boxes (then every point of it
+        does: the boxes are convex)."""
+        return self.covers(x0) and self.covers(x1)
 
 
 class ContactTerm:
@@ -396,10 +416,9 @@ class ContactTerm:
         x = s.collision_vertices(u)
         dx = (s.jacobian @ du).reshape(-1, 3)
         x1 = x + dx
-        cover = self._cover
-        if cover is None or not (cover.covers(x) and cover.covers(x1)):
-            margin = COVER_MARGIN * self.dhat
-            cover = self._cover = CandidateCover.of_move(s.collision_mesh, x, x1, self.dhat, margin)
+        cover = self._cover = CandidateCover.holding(
+            self._cover, s.collision_mesh, x, x1, self.dhat
+        )
         if u is self._current and self.step_is_free(dx):
             return 1.0
         return ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x, x1)
@@ -410,7 +429,7 @@ class ContactTerm:
         The next time step's initial guesses move the last iterate by about one step's
         motion, well inside the cover's margin."""
         cover = self._cover
-        if cover is None or not (cover.covers(x0) and cover.covers(x1)):
+        if cover is None or not cover.holds(x0, x1):
             return None
         return ipc.candidates_stepsize(cover.candidates, self.system.collision_mesh, x0, x1)
 
