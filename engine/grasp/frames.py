@@ -52,7 +52,7 @@ class TrialResult:
     frames: int = 0
     newton_iterations: int = 0
     rollbacks: int = 0
-    wall_time_s: float = 0.0
+    wall_time_s: float = 0.0  # set-up (GraspSimulation construction) and all frames
     min_distance_m: float = float("inf")
     intersection_free: bool = True
     perturbation: dict[str, float] = field(default_factory=dict)
