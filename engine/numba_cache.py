@@ -1,4 +1,5 @@
-"""Where numba caches the compiled elastic kernels (engine.fem.neohookean, `cache=True`).
+"""Where numba caches the compiled kernels (`@njit(cache=True)`: the elastic terms in
+engine.fem, the LDL^T and contact kernels in engine.ipc).
 
 Compiling the kernels takes seconds; numba stores the machine code on disk and later processes
 load it. The folder is `$NUMBA_CACHE_DIR` when set, else `$XDG_CACHE_HOME/ipcgrasp/numba`
@@ -8,7 +9,8 @@ the source, is not writable everywhere, and numba falls back to `~/.cache/numba`
 `import engine` calls `configure()`, before anything imports numba; inside, numba keeps one
 subfolder per source folder (`fem_<hash of its path>`), so several checkouts or installs do not
 share kernels. numba uses the folder only for modules whose `.py` file exists on disk, which is
-why the bundle ships engine/fem/neohookean.py as source (packaging/pyinstaller/ipcgrasp.spec).
+why the bundle ships every module with cached kernels as source
+(packaging/pyinstaller/ipcgrasp.spec).
 `ipcgrasp warmup` fills it ahead of the first simulation.
 """
 
