@@ -32,6 +32,7 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
 from engine.grasp.squeeze_rules import (
     force_stop_reached,
+    jaws_rest_on_each_other,
     judge_lift,
     overshoot_limit,
     psi_balanced,
@@ -749,6 +750,20 @@ class GraspSimulation:
                 # pads meet the object at once (a flat pad on a faceted cylinder: 67 pairs) can
                 # press past the force, and the servo then eases it to the force it applies.
                 reached = threshold_reached(q, threshold, servo, force_drive)
+            # Jaws at rest against each other: the squeeze can get no further (without this a
+            # force stop waited for a force it could not reach until max_steps, "solver failed").
+            grip_n = stop_quantity(forces, True)
+            rest = jaws_rest_on_each_other(summary.pad_pad, at_rest, reached, grip_n, force_cap)
+            if rest == "closed":
+                r.reason = "jaws closed on each other without gripping the object"
+                return None
+            if rest == "holding":
+                log.info(
+                    "squeeze: the jaws rest against each other around the object, holding it "
+                    "with %.3g N per jaw",
+                    grip_n,
+                )
+                return summary
             # Saturated: the object held the jaws back from the commanded increment, so they
             # press with force_cap.
             saturated = servo and delta - (new.travel_m - st.travel_m) > SERVO_LAG_M

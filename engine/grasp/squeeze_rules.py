@@ -42,6 +42,23 @@ def threshold_reached(q: float, threshold: float, servo: bool, force_drive: bool
     return q >= threshold and (servo or not force_drive)
 
 
+def jaws_rest_on_each_other(
+    pad_pad: int, at_rest: bool, reached: bool, grip_n: float, force_cap_n: float
+) -> str:
+    """What a squeeze step whose pads touch each other means when its stop is not reached.
+
+    With the jaws at rest (a servo step) they press against each other and the squeeze can get
+    no further: "closed" when the object takes at most FORCE_STOP_TOL of the gripper's force
+    cap (the smaller pad's grip_n, N: the jaws closed on each other, the object at most dragged
+    along by their edges), "holding" when it takes more (the pads meet around it; the lift then
+    shows whether that grip is enough); "" when the pads do not touch each other, the jaws
+    still move or the stop is reached (the squeeze goes on or ends as usual).
+    """
+    if pad_pad == 0 or not at_rest or reached:
+        return ""
+    return "holding" if grip_n > FORCE_STOP_TOL * force_cap_n else "closed"
+
+
 def psi_balanced(psi: tuple[float, float], tol: float) -> bool:
     """IPC-GraspSim's balance: |Psi1 - Psi2| <= tol max(Psi1, Psi2)."""
     return abs(psi[0] - psi[1]) <= tol * max(psi)

@@ -16,6 +16,7 @@ import pytest
 
 from engine.grasp.squeeze_rules import (
     force_stop_reached,
+    jaws_rest_on_each_other,
     overshoot_limit,
     psi_balanced,
     stop_accepted,
@@ -115,3 +116,21 @@ def test_an_unbalanced_stop_is_accepted_after_ten_tries_or_beyond_four_threshold
     balanced, unbalanced, q, accepted
 ):
     assert stop_accepted(balanced, unbalanced, q, 1e-8) is accepted
+
+
+@pytest.mark.parametrize(
+    ("pad_pad", "at_rest", "reached", "grip", "outcome"),
+    [
+        (0, True, False, 0.0, ""),  # the pads do not touch each other: squeeze on
+        (12, False, False, 0.0, ""),  # they touch but the jaws still move
+        (12, True, True, 0.0, ""),  # the stop is reached: it ends as usual
+        (12, True, False, 0.0, "closed"),
+        (12, True, False, 0.4, "closed"),  # 2 % of the 20 N cap, inclusive
+        (12, True, False, 0.41, "holding"),  # the pads meet around a gripped object
+        (12, True, False, 5.0, "holding"),
+    ],
+)
+def test_jaws_at_rest_against_each_other_end_the_squeeze(pad_pad, at_rest, reached, grip, outcome):
+    """Jaws pressed against each other cannot squeeze further: a force stop below its force
+    would wait for it forever (max_steps: "solver failed" after 2,000 frames)."""
+    assert jaws_rest_on_each_other(pad_pad, at_rest, reached, grip, 20.0) == outcome
