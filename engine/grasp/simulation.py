@@ -31,6 +31,7 @@ from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
 from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
 from engine.grasp.squeeze_rules import (
+    JAWS_CLOSED,
     force_stop_reached,
     jaws_rest_on_each_other,
     judge_lift,
@@ -721,7 +722,7 @@ class GraspSimulation:
             yield frame
             touching = (summary.pad_object[0] > 0, summary.pad_object[1] > 0)
             if summary.pad_pad > 0 and min(summary.pad_object) == 0:
-                r.reason = "jaws closed on each other without gripping the object"
+                r.reason = JAWS_CLOSED
                 return None
             if not gripping and q_free >= threshold:
                 # IPC-GraspSim's rule (A): Psi_th must lie above the strain energy that other
@@ -755,7 +756,7 @@ class GraspSimulation:
             grip_n = stop_quantity(forces, True)
             rest = jaws_rest_on_each_other(summary.pad_pad, at_rest, reached, grip_n, force_cap)
             if rest == "closed":
-                r.reason = "jaws closed on each other without gripping the object"
+                r.reason = JAWS_CLOSED
                 return None
             if rest == "holding":
                 log.info(

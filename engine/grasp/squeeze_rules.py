@@ -12,6 +12,9 @@ from engine.ipc.contact_metrics import ContactSummary
 # A force stop of the force-limited squeeze is reached within this fraction of the force.
 FORCE_STOP_TOL = 0.02
 
+# The outcome of a squeeze whose jaws meet without holding the object (both simulators).
+JAWS_CLOSED = "jaws closed on each other without gripping the object"
+
 
 def stop_quantity(values: tuple[float, float], use_force: bool) -> float:
     """The quantity that ends the squeeze: the smaller of the two pads' values, since *both*

@@ -35,6 +35,7 @@ from engine.errors import GraspError, IpcGraspError
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.squeeze_rules import JAWS_CLOSED
 from engine.grasp.trial_plan import PlannedTrial, TrialSpec, plan_trials
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadOutline, pad_outline
@@ -422,7 +423,7 @@ class MujocoTrial:
                 squeezed = True
                 break
             if int(c["pad_pad"]) > 0 and min(touch) == 0:  # type: ignore[call-overload]
-                r.reason = "jaws closed on each other without gripping the object"
+                r.reason = JAWS_CLOSED
                 return
             if self._travel() >= max_travel - 1e-6:
                 r.reason = "jaws closed completely without reaching the squeeze threshold"
