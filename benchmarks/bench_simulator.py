@@ -2,7 +2,7 @@
 
 Each run is a fresh process (after one warm-up process so numba's on-disk cache is filled) that
 runs the nominal trial several times: its first trial pays numba's start-up (the JIT runtime
-and loading the cached kernels, ~0.2 s), the later ones run as a batch worker runs its trials.
+and loading the cached kernels, ~0.25 s), the later ones run as a batch worker runs its trials.
 Writes benchmarks/results/simulator.md.
 
     .venv/bin/python benchmarks/bench_simulator.py [--runs 3] [--trials 3] [--vertices 8 26 98 399 1698]
