@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         self.runs.connect_pool(self.sim)
         self.exports = ExportController(
             self.model, self.viewport, self.predictions, self.ui, self,
-            force_view=self.scene.video_force_view,
+            force_view=self.scene.video_force_view, side_by_side=self.scene.video_side_by_side,
         )  # fmt: skip
         build_menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
         self.opening = OpenController(

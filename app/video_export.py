@@ -2,6 +2,8 @@
 
 Off-screen rendering at ~15 frames/s (llvmpipe) would block the GUI for a minute on a long
 trial, so a child process renders with its own pyvista Plotter and reports progress on a queue.
+With the view comparing runs side by side, the video does too: the shown trial in the left
+half, the pinned one at the same simulated time in the right, one camera for both.
 """
 
 from __future__ import annotations
@@ -17,6 +19,27 @@ from app.model.forces import ForceView
 from engine.grasp.frames import Frame
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class SideFrame:
+    """The pinned trial's frame drawn beside one shown frame (plain arrays)."""
+
+    pad_vertices: tuple[np.ndarray, np.ndarray]
+    object_pose: np.ndarray  # 4x4
+    plate_matrices: tuple[np.ndarray, np.ndarray] | None  # None: its plates are not drawn
+    fields: tuple[np.ndarray, np.ndarray] | None  # per pad vertex, on the shown trial's scale
+    label: str  # its time, phase and grip forces
+
+
+@dataclass(frozen=True, eq=False)
+class SideBySide:
+    """A pinned trial beside the shown one: its pads' triangles, the two halves' titles (shown,
+    pinned) and its frame for each shown frame (None where it has none)."""
+
+    pad_faces: np.ndarray
+    titles: tuple[str, str]
+    frames: list[SideFrame | None]
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +61,7 @@ class VideoJob:
     view_angle_deg: float = 30.0  # the view's camera zoom (pyvista's zoom narrows the angle)
     field_title: str = ""  # the colour bar's title ("" without colours)
     forces: ForceView | None = None  # draw the contact forces as the view does (None: no)
+    side: SideBySide | None = None  # a pinned trial in the right half (None: the whole frame)
 
 
 def even_size(width: int, height: int, block: int = 16) -> tuple[int, int]:
@@ -68,37 +92,63 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
     from app.scene_style import polydata as _polydata
 
     try:
-        pl = pv.Plotter(off_screen=True, window_size=list(job.window_size))
+        side = job.side
+        pl = pv.Plotter(
+            off_screen=True, window_size=list(job.window_size), shape=(1, 2) if side else (1, 1),
+            border=side is not None, border_color="#9a9a9a",
+        )  # fmt: skip
         pl.renderers.set_background(BACKGROUND[0], top=BACKGROUND[1])
         v = np.asarray(job.object_vertices)
-        # The view's scene: unlit ground with its grid, and the colour bar (same framing as
-        # the screen: the camera position and view angle come from the view).
-        ground = ground_plane(v)
-        pl.add_mesh(ground, color=GROUND_COLOR, lighting=False)
-        pl.add_mesh(ground, style="wireframe", color=GRID_COLOR, line_width=1, lighting=False)
-        obj_actor = pl.add_mesh(_polydata(v, job.object_faces), color=OBJECT_COLOR)
-        pads, plates = [], []
-        for k in (0, 1):
-            poly = _polydata(job.shapes.pad_local[k], job.shapes.pad_faces)
-            poly.point_data["field"] = np.zeros(poly.n_points)
-            a = pl.add_mesh(
-                poly, scalars="field", cmap="YlOrRd", clim=[0.0, job.field_max or 1.0],
-                show_scalar_bar=False, smooth_shading=False,
-            )  # fmt: skip
-            a.mapper.scalar_visibility = job.fields is not None
-            a.prop.color = PAD_COLOR
-            pads.append((poly, a))
-            plates.append(
-                pl.add_mesh(
-                    _polydata(job.shapes.plate_local[k], job.shapes.plate_faces), color=PLATE_COLOR
+        colored = job.fields is not None
+
+        def scene(pad_faces: np.ndarray, pad_points: Any) -> tuple[Any, list, list]:
+            """The view's scene in the active subplot: unlit ground with its grid, the
+            object, the pads (coloured on the shown trial's scale) and the plates."""
+            ground = ground_plane(v)
+            pl.add_mesh(ground, color=GROUND_COLOR, lighting=False)
+            pl.add_mesh(ground, style="wireframe", color=GRID_COLOR, line_width=1, lighting=False)
+            obj = pl.add_mesh(_polydata(v, job.object_faces), color=OBJECT_COLOR)
+            pads, plates = [], []
+            for k in (0, 1):
+                poly = _polydata(pad_points[k], pad_faces)
+                poly.point_data["field"] = np.zeros(poly.n_points)
+                a = pl.add_mesh(
+                    poly, scalars="field", cmap="YlOrRd", clim=[0.0, job.field_max or 1.0],
+                    show_scalar_bar=False, smooth_shading=False,
+                )  # fmt: skip
+                a.mapper.scalar_visibility = colored
+                a.prop.color = PAD_COLOR
+                pads.append((poly, a))
+                plates.append(
+                    pl.add_mesh(
+                        _polydata(job.shapes.plate_local[k], job.shapes.plate_faces),
+                        color=PLATE_COLOR,
+                    )
                 )
-            )
-        if job.fields is not None and job.field_title:
+            return obj, pads, plates
+
+        # Same framing as the screen: the camera position and view angle come from the view.
+        obj_actor, pads, plates = scene(job.shapes.pad_faces, job.shapes.pad_local)
+        side_actors = None
+        if side is not None:
+            pl.add_text(side.titles[0], position="upper_left", font_size=10, color="#222222")
+            pl.subplot(0, 1)
+            first = next((f for f in side.frames if f is not None), None)
+            start = first.pad_vertices if first is not None else job.shapes.pad_local
+            side_actors = scene(side.pad_faces, start)
+            pl.add_text(side.titles[1], position="upper_left", font_size=10, color="#222222")
+            pl.link_views()
+            pl.subplot(0, 0)
+        if colored and job.field_title:
+            # At the frame's right edge: in the right half when there are two.
+            pl.subplot(0, 1 if side is not None else 0)
             pl.scalar_bars.add_scalar_bar(
-                job.field_title, mapper=pads[0][1].mapper, vertical=True, position_x=0.88,
+                job.field_title, mapper=pads[0][1].mapper, vertical=True,
+                position_x=0.78 if side is not None else 0.88,  # room for the labels
                 position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
                 color="#222222", title_font_size=12, label_font_size=11, render=False,
             )  # fmt: skip
+            pl.subplot(0, 0)
         arrows = ForceArrowLayer(pl) if job.forces is not None else None
         if job.camera_position is not None:
             pl.camera_position = job.camera_position
@@ -124,6 +174,8 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
             obj_actor.user_matrix = np.asarray(f.object_pose)
             if arrows is not None and job.forces is not None:
                 arrows.show(f, job.forces)
+            if side is not None and side_actors is not None:
+                _draw_side(pl, side_actors, side.frames[i], colored)
             pl.add_text(
                 f"{job.title}  t = {f.time_s:.3f} s  {f.phase}", position="lower_left",
                 font_size=10, name="label", color="#222222",
@@ -135,3 +187,30 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
     except Exception as exc:
         log.exception("rendering %s failed", job.path)
         progress.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _draw_side(pl: Any, actors: tuple[Any, list, list], g: SideFrame | None, colored: bool) -> None:
+    """The pinned trial's frame `g` in the right half (hidden where it has none)."""
+    obj, pads, plates = actors
+    shown = g is not None
+    obj.visibility = shown
+    for k in (0, 1):
+        poly, actor = pads[k]
+        actor.visibility = shown
+        plates[k].visibility = shown and g is not None and g.plate_matrices is not None
+        if g is None:
+            continue
+        poly.points = np.asarray(g.pad_vertices[k], dtype=float)
+        actor.mapper.scalar_visibility = colored and g.fields is not None
+        if colored and g.fields is not None:
+            poly.point_data["field"] = np.asarray(g.fields[k], dtype=float)
+        if g.plate_matrices is not None:
+            plates[k].user_matrix = g.plate_matrices[k]
+    if g is not None:
+        obj.user_matrix = np.asarray(g.object_pose, dtype=float)
+    pl.subplot(0, 1)
+    pl.add_text(
+        g.label if g is not None else "", position="lower_left", font_size=10, name="side_label",
+        color="#222222",
+    )  # fmt: skip
+    pl.subplot(0, 0)

@@ -17,7 +17,7 @@ from app.model import AppModel
 from app.model.forces import ForceView
 from app.model.pad_fields import Fields
 from app.tables import lowest_lift_grip
-from app.video_export import VideoJob, even_size, render_video
+from app.video_export import SideBySide, VideoJob, even_size, render_video
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
 from engine.errors import IpcGraspError
@@ -39,16 +39,19 @@ class ExportController(QObject):
     `predictions` gives the analytic results for the CSV (a dict model key -> result);
     `viewport` renders the screenshot and gives the video's camera and size; `force_view`
     gives how the view draws a trial's contact forces when it shows them (else None), and the
-    video draws them the same way.
+    video draws them the same way; `side_by_side` gives the pinned trial the view shows beside
+    it (else None), and the video shows it beside it too.
     """
 
     def __init__(
         self, model: AppModel, viewport: Any, predictions: Any, ui: Any, parent: QWidget,
         force_view: Callable[[TrialRecord], ForceView | None] = lambda _rec: None,
+        side_by_side: Callable[[TrialRecord], SideBySide | None] = lambda _rec: None,
     ) -> None:  # fmt: skip
         super().__init__(parent)
         self.model = model
         self.force_view = force_view
+        self.side_by_side = side_by_side
         self.viewport = viewport
         self.predictions = predictions
         self.ui = ui
@@ -237,6 +240,7 @@ class ExportController(QObject):
             list(rec.frames), fields, fmax, self.viewport.camera_position(), even_size(w, h), fps,
             f"trial {rec.trial}", self.viewport.view_angle_deg(),
             self.viewport.field_title() if fields is not None else "", self.force_view(rec),
+            self.side_by_side(rec),
         )  # fmt: skip
         worker = WorkerProcess("ipcgrasp-video")
         worker.start(render_video, job, worker.outbox, worker.cancel)

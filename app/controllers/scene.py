@@ -20,6 +20,7 @@ from app.controllers.default_grasp import FINDING
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import COMPARE_VIEWS, PinnedTrial, side_labels
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
+from app.video_export import SideBySide, SideFrame
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
@@ -382,9 +383,19 @@ class SceneController(QObject):
     def _show_side_by_side(self, pinned: PinnedTrial, k: int, run: Run, mode: str) -> None:
         """The pinned trial's frame `k` (nearest the shown frame's time) beside the shown one,
         each half titled with its run and the values of the parameters that differ."""
-        m = self.model
+        g, titles = self._side_frame(pinned, k, run, self.model.trial, mode)
+        self.viewport.show_side_by_side(
+            pinned.pad_faces, g.pad_vertices, g.object_pose, g.plate_matrices, g.fields, titles,
+            g.label,
+        )  # fmt: skip
+
+    def _side_frame(
+        self, pinned: PinnedTrial, k: int, run: Run, trial: int, mode: str
+    ) -> tuple[SideFrame, tuple[str, str]]:
+        """What the right half shows for the pinned trial's frame `k` beside `run`'s `trial`,
+        and the two halves' titles (shown, pinned): the view and its video draw the same."""
+        shapes = self.model.pads.shapes
         g = pinned.record.frames[k]
-        shapes = m.pads.shapes
         plates = None
         # The plates are drawn with the current gripper's shapes: only when the pinned run
         # used the same pad and opening (else its pads and object are drawn alone).
@@ -405,7 +416,7 @@ class SceneController(QObject):
         pinned_values, shown_values = side_labels(
             pinned.params, run.params, pinned.grasp, run.grasp
         )
-        shown = f"run {run.run_id}, trial {m.trial}"
+        shown = f"run {run.run_id}, trial {trial}"
         titles = (
             ": ".join([shown, ", ".join(shown_values)]) if shown_values else shown,
             ": ".join([f"{pinned.label} (pinned)", ", ".join(pinned_values)])
@@ -416,6 +427,25 @@ class SceneController(QObject):
             f"t = {g.time_s:.3f} s  {g.phase}  "
             f"F = {g.grip_force_n[0]:.3f}, {g.grip_force_n[1]:.3f} N"
         )
-        self.viewport.show_side_by_side(
-            pinned.pad_faces, g.pad_vertices, g.object_pose, plates, fields, titles, label
-        )
+        return SideFrame(g.pad_vertices, g.object_pose, plates, fields, label), titles
+
+    def video_side_by_side(self, rec: TrialRecord) -> SideBySide | None:
+        """How an exported video of `rec` (a trial of the shown run) draws the pinned trial:
+        beside it at each frame's time when the view compares side by side, else None."""
+        m = self.model
+        pinned, d = m.pinned, m.doc
+        if self.compare_view != "side" or pinned is None or d is None or d.run is None:
+            return None
+        mode = self.viewport.color_mode
+        frames: list[SideFrame | None] = []
+        titles = ("", "")
+        for f in rec.frames:
+            k = pinned.frame_at(f.time_s)
+            if k < 0:
+                frames.append(None)
+                continue
+            g, titles = self._side_frame(pinned, k, d.run, rec.trial, mode)
+            frames.append(g)
+        if all(g is None for g in frames):
+            return None
+        return SideBySide(np.asarray(pinned.pad_faces), titles, frames)

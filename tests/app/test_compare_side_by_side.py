@@ -168,3 +168,47 @@ def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window
         assert later.forces_action.isChecked() and later.scene.force_mode == "points"
     finally:
         later.shutdown()
+
+
+def test_an_exported_video_shows_both_runs_side_by_side(window, qtbot, tmp_path):
+    """File > Export video with the view comparing side by side: every frame holds the shown
+    run in the left half and the pinned run at the same simulated time in the right half, as
+    the view draws them (one camera: both halves frame the same cube)."""
+    from tests.app.test_exports_sessions import _read_mp4
+
+    first = _run(window, qtbot)
+    QTest.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)  # Pin
+    pinned = window.model.pinned
+    assert window.editing.edit_param("youngs_modulus_pa", 1e7)
+    second = _run(window, qtbot)
+    _menu_click(window, qtbot, "View", "Compare side by side")
+    window.model.select_trial(0)
+
+    side = window.scene.video_side_by_side(second)
+    assert side is not None and len(side.frames) == len(second.frames)
+    for f, g in zip(second.frames, side.frames, strict=True):
+        k = pinned.frame_at(f.time_s)
+        assert g is not None
+        np.testing.assert_allclose(g.pad_vertices[0], first.frames[k].pad_vertices[0])
+        np.testing.assert_allclose(g.object_pose, first.frames[k].object_pose)
+    assert side.titles == (
+        f"run {window.doc.run.run_id}, trial 0: E 1e+07 Pa",
+        f"{pinned.label} (pinned): E 1e+08 Pa",
+    )
+
+    path = tmp_path / "side.mp4"
+    assert window.exports.export_video(path, fps=10)
+    qtbot.waitUntil(lambda: window.exports.video is None, timeout=180_000)
+    assert window.exports.last_export["error"] == "", window.exports.last_export
+    frames = _read_mp4(path)
+    assert len(frames) == FRAMES
+    w = frames.shape[2]
+    left, right = frames[-1][:, : w // 2].astype(float), frames[-1][:, w - w // 2 :].astype(float)
+    # Both halves hold a scene (not the bare background), and the same one: the two runs differ
+    # only in E, so their cubes and pads sit where the other's do.
+    assert left.std() > 5 and right.std() > 5
+    assert np.corrcoef(left.ravel(), right.ravel())[0, 1] > 0.9
+    # Out of comparison, the video is the whole view again.
+    _menu_click(window, qtbot, "View", "Compare side by side")
+    assert window.scene.video_side_by_side(second) is None
+    window.doc.dirty = False
