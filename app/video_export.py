@@ -35,7 +35,7 @@ class SideFrame:
 @dataclass(frozen=True, eq=False)
 class SideBySide:
     """A pinned trial beside the shown one: its pads' triangles, the two halves' titles (shown,
-    pinned) and its frame for each shown frame (None where it has none)."""
+    pinned) and its frame for each shown frame (None where it has none; at least one is not)."""
 
     pad_faces: np.ndarray
     titles: tuple[str, str]
@@ -133,9 +133,9 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
         if side is not None:
             pl.add_text(side.titles[0], position="upper_left", font_size=10, color="#222222")
             pl.subplot(0, 1)
-            first = next((f for f in side.frames if f is not None), None)
-            start = first.pad_vertices if first is not None else job.shapes.pad_local
-            side_actors = scene(side.pad_faces, start)
+            # SideBySide holds at least one pinned frame: its pads give the right half's mesh.
+            first = next(f for f in side.frames if f is not None)
+            side_actors = scene(side.pad_faces, first.pad_vertices)
             pl.add_text(side.titles[1], position="upper_left", font_size=10, color="#222222")
             pl.link_views()
             pl.subplot(0, 0)
@@ -197,7 +197,7 @@ def _draw_side(pl: Any, actors: tuple[Any, list, list], g: SideFrame | None, col
     for k in (0, 1):
         poly, actor = pads[k]
         actor.visibility = shown
-        plates[k].visibility = shown and g is not None and g.plate_matrices is not None
+        plates[k].visibility = g is not None and g.plate_matrices is not None
         if g is None:
             continue
         poly.points = np.asarray(g.pad_vertices[k], dtype=float)

@@ -383,17 +383,15 @@ class SceneController(QObject):
     def _show_side_by_side(self, pinned: PinnedTrial, k: int, run: Run, mode: str) -> None:
         """The pinned trial's frame `k` (nearest the shown frame's time) beside the shown one,
         each half titled with its run and the values of the parameters that differ."""
-        g, titles = self._side_frame(pinned, k, run, self.model.trial, mode)
+        g = self._side_frame(pinned, k, run, mode)
         self.viewport.show_side_by_side(
-            pinned.pad_faces, g.pad_vertices, g.object_pose, g.plate_matrices, g.fields, titles,
-            g.label,
+            pinned.pad_faces, g.pad_vertices, g.object_pose, g.plate_matrices, g.fields,
+            _side_titles(pinned, run, self.model.trial), g.label,
         )  # fmt: skip
 
-    def _side_frame(
-        self, pinned: PinnedTrial, k: int, run: Run, trial: int, mode: str
-    ) -> tuple[SideFrame, tuple[str, str]]:
-        """What the right half shows for the pinned trial's frame `k` beside `run`'s `trial`,
-        and the two halves' titles (shown, pinned): the view and its video draw the same."""
+    def _side_frame(self, pinned: PinnedTrial, k: int, run: Run, mode: str) -> SideFrame:
+        """What the right half shows for the pinned trial's frame `k` beside `run`: the view
+        and its video draw the same."""
         shapes = self.model.pads.shapes
         g = pinned.record.frames[k]
         plates = None
@@ -413,21 +411,11 @@ class SceneController(QObject):
         fields = (
             energy[k] if mode == "energy" and len(energy) == len(pinned.record.frames) else None
         )
-        pinned_values, shown_values = side_labels(
-            pinned.params, run.params, pinned.grasp, run.grasp
-        )
-        shown = f"run {run.run_id}, trial {trial}"
-        titles = (
-            ": ".join([shown, ", ".join(shown_values)]) if shown_values else shown,
-            ": ".join([f"{pinned.label} (pinned)", ", ".join(pinned_values)])
-            if pinned_values
-            else f"{pinned.label} (pinned)",
-        )
         label = (
             f"t = {g.time_s:.3f} s  {g.phase}  "
             f"F = {g.grip_force_n[0]:.3f}, {g.grip_force_n[1]:.3f} N"
         )
-        return SideFrame(g.pad_vertices, g.object_pose, plates, fields, label), titles
+        return SideFrame(g.pad_vertices, g.object_pose, plates, fields, label)
 
     def video_side_by_side(self, rec: TrialRecord) -> SideBySide | None:
         """How an exported video of `rec` (a trial of the shown run) draws the pinned trial:
@@ -437,15 +425,22 @@ class SceneController(QObject):
         if self.compare_view != "side" or pinned is None or d is None or d.run is None:
             return None
         mode = self.viewport.color_mode
-        frames: list[SideFrame | None] = []
-        titles = ("", "")
-        for f in rec.frames:
-            k = pinned.frame_at(f.time_s)
-            if k < 0:
-                frames.append(None)
-                continue
-            g, titles = self._side_frame(pinned, k, d.run, rec.trial, mode)
-            frames.append(g)
-        if all(g is None for g in frames):
+        ks = [pinned.frame_at(f.time_s) for f in rec.frames]
+        if all(k < 0 for k in ks):
             return None
+        frames = [self._side_frame(pinned, k, d.run, mode) if k >= 0 else None for k in ks]
+        titles = _side_titles(pinned, d.run, rec.trial)
         return SideBySide(np.asarray(pinned.pad_faces), titles, frames)
+
+
+def _side_titles(pinned: PinnedTrial, run: Run, trial: int) -> tuple[str, str]:
+    """The two halves' titles of a side-by-side comparison (shown, pinned): each run and the
+    values of the parameters that differ."""
+    pinned_values, shown_values = side_labels(pinned.params, run.params, pinned.grasp, run.grasp)
+    shown = f"run {run.run_id}, trial {trial}"
+    return (
+        ": ".join([shown, ", ".join(shown_values)]) if shown_values else shown,
+        ": ".join([f"{pinned.label} (pinned)", ", ".join(pinned_values)])
+        if pinned_values
+        else f"{pinned.label} (pinned)",
+    )
