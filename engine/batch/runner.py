@@ -32,12 +32,14 @@ from engine.batch.recycle import RecyclePolicy
 from engine.batch.results_store import ResultsStore, ResumeInfo
 from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
 from engine.batch.worker_init import init_worker
+from engine.cores import usable_cores
 
 log = logging.getLogger(__name__)
 
 # One thread per worker: the workers are the parallelism.
 WORKER_ENV = {
     "IPCGRASP_IPCTK_THREADS": "1",
+    "IPCGRASP_QUERY_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -138,7 +140,7 @@ def pending_tasks(tasks: list[Task], info: ResumeInfo, retry_errors: bool = Fals
 
 
 def default_workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return usable_cores()
 
 
 @contextlib.contextmanager

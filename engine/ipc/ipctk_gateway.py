@@ -17,10 +17,14 @@ upgrade (or a change of broad phase) is a change to this module alone. Workaroun
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TypeAlias
 
 import ipctk
 import numpy as np
+
+from engine.cores import usable_cores
 
 # ipctk ships no type information: its classes are `Any` to mypy. Declared as aliases so the
 # rest of the engine can use them in annotations (at run time they are ipctk's classes).
@@ -44,12 +48,50 @@ PSD_CLAMP = ipctk.PSDProjectionMethod.CLAMP
 PSD_NONE = ipctk.PSDProjectionMethod.NONE
 
 
-def configure_threads() -> None:
-    """ipctk on one thread: trials run one per process, and a second TBB thread mostly waits.
+# Threads of the whole-trial work (contact sets, energies, derivatives) and of the order-free
+# queries (CCD, the intersection test); set by configure_threads.
+_threads = 1
+_query_threads = 1
 
-    Override with IPCGRASP_IPCTK_THREADS.
+
+def configure_threads() -> None:
+    """ipctk's threads for this process, from the environment.
+
+    Contact sets, energies, gradients and Hessians run on IPCGRASP_IPCTK_THREADS threads
+    (default 1). ipctk sums them in the order TBB hands out pairs to threads, and lists a
+    contact set's pairs in that order, so on more than one thread a trial's numbers vary
+    between runs at round-off (the 98-vertex Table V cube: its grip force in the 15th digit
+    from run to run, in the 8th from one thread): one thread keeps trials bitwise
+    reproducible.
+
+    CCD step sizes (the earliest impact over all pairs) and the intersection test (whether
+    any pair crosses) do not depend on that order: they run on IPCGRASP_QUERY_THREADS
+    threads, by default two when the process may use two cores (each query about halves;
+    batch workers, one per core, set it to 1).
     """
-    ipctk.set_num_threads(int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
+    global _threads, _query_threads
+    _threads = max(1, int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
+    default_query = str(min(2, usable_cores()))
+    _query_threads = max(_threads, int(os.environ.get("IPCGRASP_QUERY_THREADS", default_query)))
+    ipctk.set_num_threads(_threads)
+
+
+# ipctk starts on every core: configure it before any query (GraspSimulation reconfigures, so a
+# changed environment applies to the next trial).
+configure_threads()
+
+
+@contextmanager
+def _query_parallelism() -> Iterator[None]:
+    """ipctk on the order-free queries' threads for the duration (configure_threads)."""
+    if _query_threads == _threads:
+        yield
+        return
+    ipctk.set_num_threads(_query_threads)
+    try:
+        yield
+    finally:
+        ipctk.set_num_threads(_threads)
 
 
 def collision_mesh(
@@ -126,7 +168,8 @@ def candidates_stepsize(
     otherwise (about a quarter of the queries in a REACH trial) the plain query decides, since
     additive CCD can stop a hair short of 1 on an extra pair that never touches.
     """
-    alpha = float(candidates.compute_collision_free_stepsize(mesh, x0, x1, 0.0, NARROW_PHASE))
+    with _query_parallelism():
+        alpha = float(candidates.compute_collision_free_stepsize(mesh, x0, x1, 0.0, NARROW_PHASE))
     return 1.0 if alpha >= 1.0 else collision_free_stepsize(mesh, x0, x1)
 
 
@@ -155,15 +198,15 @@ def minimum_squared_distance(
 
 def collision_free_stepsize(mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray) -> float:
     """Largest fraction in [0, 1] of the straight move x0 -> x1 that stays intersection-free."""
-    return min(
-        1.0,
-        float(ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE, NARROW_PHASE)),
-    )
+    with _query_parallelism():
+        alpha = ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE, NARROW_PHASE)
+    return min(1.0, float(alpha))
 
 
 def has_intersections(mesh: CollisionMesh, x: np.ndarray) -> bool:
     """Whether any two bodies' surfaces intersect at x."""
-    return bool(ipctk.has_intersections(mesh, x, BROAD_PHASE))
+    with _query_parallelism():
+        return bool(ipctk.has_intersections(mesh, x, BROAD_PHASE))
 
 
 def barrier(dhat: float, kappa: float) -> BarrierPotential:

@@ -1,0 +1,12 @@
+"""How many CPU cores this process may run on."""
+
+from __future__ import annotations
+
+import os
+
+
+def usable_cores() -> int:
+    """The cores this process may use (its affinity mask where the OS has one), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
