@@ -187,14 +187,30 @@ class GraspSystem:
         pair: the set is then empty without a broad phase (~0.8 ms per build; the pads are
         almost always that far apart, and the object is from both pads in free flight)."""
         mesh, rows = self.pair_mesh(a, b)
-        owners = self.collision_owner[rows]
         xs = x[rows]
-        pa, pb = xs[owners == a], xs[owners == b]
-        if np.any(pa.min(axis=0) > pb.max(axis=0) + radius) or np.any(
-            pb.min(axis=0) > pa.max(axis=0) + radius
-        ):
+        if self._boxes_apart(a, b, xs, rows, radius):
             return mesh, rows, ipc.NormalCollisions()
         return mesh, rows, ipc.collisions_within(mesh, xs, radius)
+
+    def pair_distance(self, a: int, b: int, x: np.ndarray, radius: float) -> float:
+        """The smallest distance (m) between bodies a and b at collision positions x if it is
+        below `radius`, else inf: pair_collisions' minimum distance, its queries on
+        ipctk_gateway's query threads (a count and a minimum need no pair order)."""
+        mesh, rows = self.pair_mesh(a, b)
+        xs = x[rows]
+        if self._boxes_apart(a, b, xs, rows, radius):
+            return float("inf")
+        return ipc.distance_within(mesh, xs, radius)
+
+    def _boxes_apart(self, a: int, b: int, xs: np.ndarray, rows: np.ndarray, radius: float) -> bool:
+        """Whether bodies a and b (positions xs of the pair mesh's rows) have bounding boxes
+        further apart than radius along an axis."""
+        owners = self.collision_owner[rows]
+        pa, pb = xs[owners == a], xs[owners == b]
+        return bool(
+            np.any(pa.min(axis=0) > pb.max(axis=0) + radius)
+            or np.any(pb.min(axis=0) > pa.max(axis=0) + radius)
+        )
 
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
         """(n_collision, 3) world positions of the collision vertices."""

@@ -97,3 +97,32 @@ def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
         assert np.array_equal(moved._indices, fresh._indices)
         assert np.array_equal(moved._mass_data, fresh._mass_data)
     assert not np.array_equal(base._mass_data, fresh._mass_data)  # base is unchanged
+
+
+def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole_increment(
+    sim, monkeypatch
+):
+    """Bodies at least delta + 0.9 dhat apart along the closing axis (2 delta with a pushing
+    pad) leave room for the whole increment delta: GraspSimulation._approach_limit then returns
+    delta without its closest-gap query, and everywhere it equals that query's answer."""
+    s, x0, _, _, pad0, normal, gap = _pad0_facing_the_cube(sim)
+    dhat = sim.params.dhat_m
+    real_gap = sim._closest_gap
+    queries = []
+    monkeypatch.setattr(sim, "_closest_gap", lambda *a: queries.append(1) or real_gap(*a))
+    skipped = 0
+    # 4.085 and 1.085 mm: within 0.05 dhat of where the shortcut starts for 4 and 1 mm.
+    for left in (9e-3, 4.5e-3, 4.085e-3, 4e-3, 2e-3, 1.085e-3, 2e-4):
+        x = x0.copy()
+        x[pad0] += (gap - left) * normal
+        monkeypatch.setattr(s, "collision_vertices", lambda u, x=x: x)
+        for touching in [(False, False), (False, True)]:
+            pairs = [(k, OBJECT_OWNER) for k in (0, 1) if not touching[k]]
+            pairs += [] if any(touching) else [(0, 1)]
+            share = 0.5 if any(touching) else 1.0
+            for delta in (4e-3, 1e-3, 5e-5):
+                expected = min(delta, share * (real_gap(x, pairs, 2 * delta + dhat) - 0.9 * dhat))
+                queries.clear()
+                assert sim._approach_limit(delta, touching) == expected
+                skipped += not queries
+    assert skipped >= 5
