@@ -29,6 +29,7 @@ from engine.errors import GraspError, NewtonNotConverged, SolverError
 from engine.fem.neohookean import elastic_energy
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.params import SimulationParams
+from engine.grasp.rays import any_ray_hits
 from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
 from engine.grasp.squeeze_rules import (
     JAWS_CLOSED,
@@ -252,21 +253,15 @@ class GraspSimulation:
 
     def _check_jaws_close_on_object(self, jaws: tuple[JawPlacement, JawPlacement]) -> None:
         """Rays from jaw 0's contact face along its closing direction must hit the object."""
-        import trimesh
-
         outline = self.pad.outline.polygon
         lo, hi = outline.min(axis=0), outline.max(axis=0)
         a, b = np.meshgrid(np.linspace(lo[0], hi[0], 24), np.linspace(lo[1], hi[1], 16))
         pts = np.column_stack([a.ravel(), b.ravel()])
         pts = pts[_inside_polygon(pts, outline)]
         origins = jaws[0].to_world(np.column_stack([pts, np.zeros(len(pts))]))
-        directions = np.tile(jaws[0].normal, (len(origins), 1))
-        mesh = trimesh.Trimesh(self.obj.vertices, self.obj.faces, process=False)
-        locations, index_ray, _ = mesh.ray.intersects_location(origins, directions)
-        if len(index_ray):
-            reach = np.einsum("ij,ij->i", locations - origins[index_ray], directions[index_ray])
-            if np.any(reach <= self.open_width_m):
-                return
+        normal = np.asarray(jaws[0].normal, dtype=float)
+        if any_ray_hits(origins, normal, self.obj.vertices, self.obj.faces, self.open_width_m):
+            return
         raise GraspError(
             "the grasp misses the object: closing the jaws would not touch it. Move the grasp "
             "centre onto the object (resting-frame bounds "

@@ -1,0 +1,72 @@
+"""engine.grasp.rays.any_ray_hits against trimesh's ray queries (all hits, then filtered by
+distance): the same answer for parallel rays shot at meshes from every side, near and far.
+
+Law: a ray o + t d meets a triangle where the barycentric coordinates of the meeting point are
+in the unit simplex; the jaws touch the object iff some ray meets it at 0 <= t <= reach.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from engine.grasp.rays import any_ray_hits
+from engine.scene.object_mesh import builtin_cube
+
+
+def _trimesh_answer(mesh, origins, d, reach):
+    locations, index_ray, _ = mesh.ray.intersects_location(origins, np.tile(d, (len(origins), 1)))
+    if not len(index_ray):
+        return False
+    return bool(np.any((locations - origins[index_ray]) @ d <= reach))
+
+
+@pytest.mark.parametrize(
+    "mesh",
+    [
+        trimesh.Trimesh(builtin_cube(target_vertices=98).vertices, builtin_cube(98).faces),
+        trimesh.creation.icosphere(subdivisions=2, radius=0.02),
+        trimesh.creation.cylinder(radius=0.015, height=0.05, sections=24),
+    ],
+    ids=["cube", "ball", "cylinder"],
+)
+def test_any_ray_hits_agrees_with_trimesh(mesh):
+    rng = np.random.default_rng(3)
+    agree, hits = 0, 0
+    for _ in range(120):
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        # A 4 x 3 grid of ray origins on a plane across d, 15-45 mm behind the mesh's centre,
+        # shifted sideways up to 30 mm (so some grids pass beside the mesh).
+        side = np.cross(d, rng.normal(size=3))
+        side /= np.linalg.norm(side)
+        up = np.cross(d, side)
+        a, b = np.meshgrid(np.linspace(-4e-3, 4e-3, 4), np.linspace(-3e-3, 3e-3, 3))
+        centre = (
+            mesh.centroid
+            - rng.uniform(0.015, 0.045) * d
+            + rng.uniform(-0.03, 0.03, 2)
+            @ [
+                side,
+                up,
+            ]
+        )
+        origins = centre + np.outer(a.ravel(), side) + np.outer(b.ravel(), up)
+        reach = rng.uniform(0.0, 0.05)
+        expected = _trimesh_answer(mesh, origins, d, reach)
+        got = any_ray_hits(origins, d, mesh.vertices, mesh.faces, reach)
+        agree += got == expected
+        hits += expected
+    assert agree == 120
+    assert 20 <= hits <= 100  # both answers are exercised
+
+
+def test_a_ray_along_an_axis_hits_a_cube_face_at_its_distance():
+    cube = builtin_cube(target_vertices=8)
+    lo = cube.vertices.min(axis=0)
+    origin = np.array([[lo[0] - 0.01, 0.5 * (lo[1] + cube.vertices[:, 1].max()), 0.01]])
+    d = np.array([1.0, 0.0, 0.0])
+    assert any_ray_hits(origin, d, cube.vertices, cube.faces, 0.0101)
+    assert not any_ray_hits(origin, d, cube.vertices, cube.faces, 0.0099)
+    assert not any_ray_hits(origin, -d, cube.vertices, cube.faces, 1.0)  # behind the origin
