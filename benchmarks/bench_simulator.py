@@ -21,6 +21,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from engine.ipc.ipctk_gateway import default_query_threads  # noqa: E402
+
 PAPER_S = {8: 39, 26: 40, 98: 37, 399: 73, 1698: 394}  # Table V, C++ IPC-GraspSim, one core
 
 CHILD = r"""
@@ -50,13 +53,20 @@ print(json.dumps(out))
 """
 
 
-def run_child(n: int, trials: int) -> list[dict]:
+def run_child(n: int, trials: int, query_threads: str | None = None) -> list[dict]:
+    """Trials of the n-vertex cube in a fresh process; `query_threads` sets
+    IPCGRASP_QUERY_THREADS (None: the engine's default)."""
+    env = dict(os.environ)
+    env.pop("IPCGRASP_QUERY_THREADS", None)
+    if query_threads is not None:
+        env["IPCGRASP_QUERY_THREADS"] = query_threads
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(n), str(trials)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -70,19 +80,28 @@ def main() -> None:
     if args.trials < 2:
         ap.error("--trials must be at least 2 (the first trial of a process pays numba's start-up)")
     load_before = os.getloadavg()
+    if "IPCGRASP_QUERY_THREADS" in os.environ:
+        ap.error("unset IPCGRASP_QUERY_THREADS: the benchmark runs the default and one thread")
     run_child(8, 2)  # fill numba's on-disk cache
     rows = []
     r0: dict = {}
     for n in args.vertices:
-        runs = [run_child(n, args.trials) for _ in range(args.runs)]
+        # Alternate the default (CCD and intersection tests on two threads) with one thread
+        # throughout, so both see the same machine.
+        runs, one_core = [], []
+        for _ in range(args.runs):
+            runs.append(run_child(n, args.trials))
+            one_core.append(run_child(n, args.trials, "1"))
         first = [run[0]["trial_s"] for run in runs]
         later = [r["trial_s"] for run in runs for r in run[1:]]
         med = statistics.median(later)
+        med_one = statistics.median(r["trial_s"] for run in one_core for r in run[1:])
         r0 = runs[0][0]
         paper = PAPER_S.get(n, float("nan"))
         setup = statistics.median(run[0]["setup_s"] for run in runs)
         rows.append(
             f"| {r0['vertices']} | **{med:.2f}** | {min(later):.2f} | {max(later):.2f} | "
+            f"{med_one:.2f} | "
             f"{statistics.median(first):.2f} | {setup + statistics.median(first):.2f} | "
             f"{r0['newton']} | {r0['frames']} | {r0['rollbacks']} | "
             f"{'yes' if r0['success'] else 'no'} | {paper} | {paper / med:.0f}x |"
@@ -104,12 +123,18 @@ def main() -> None:
         "worker runs them); `first trial` is a process's first, which also pays numba's start-up "
         "(its JIT runtime and loading the cached kernels); `+ setup` adds loading the object and "
         "meshing the pads (not Python start-up).",
+        f"Threads: contact sets, energies and derivatives on one; CCD and the intersection test "
+        f"on {default_query_threads()} by default (their answers do not depend on the pairs' "
+        "order, so a trial's numbers are the same: engine.ipc.ipctk_gateway.configure_threads); "
+        "`one thread` runs everything on one (IPCGRASP_QUERY_THREADS=1, as batch workers do), "
+        "alternated with the default run by run.",
         "`paper s`: IPC-GraspSim Table V (C++ IPC, one Xeon E5-2698 v4 core, a different "
         "machine); `speed-up` = paper s / per trial.",
         "",
-        "| cube vertices | per trial s (median) | min | max | first trial s (median) | "
-        "+ setup s | Newton its | frames | rollbacks | lifted | paper s | speed-up |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cube vertices | per trial s (median) | min | max | one thread s (median) | "
+        "first trial s (median) | + setup s | Newton its | frames | rollbacks | lifted | "
+        "paper s | speed-up |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     out = ROOT / "benchmarks" / "results" / "simulator.md"
     out.parent.mkdir(parents=True, exist_ok=True)

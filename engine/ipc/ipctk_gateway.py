@@ -54,6 +54,12 @@ _threads = 1
 _query_threads = 1
 
 
+def default_query_threads() -> int:
+    """Threads of the order-free queries without IPCGRASP_QUERY_THREADS: two where the
+    process may use two cores (the machines measured here have two)."""
+    return min(2, usable_cores())
+
+
 def configure_threads() -> None:
     """ipctk's threads for this process, from the environment.
 
@@ -71,8 +77,8 @@ def configure_threads() -> None:
     """
     global _threads, _query_threads
     _threads = max(1, int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
-    default_query = str(min(2, usable_cores()))
-    _query_threads = max(_threads, int(os.environ.get("IPCGRASP_QUERY_THREADS", default_query)))
+    query = os.environ.get("IPCGRASP_QUERY_THREADS", str(default_query_threads()))
+    _query_threads = max(_threads, int(query))
     ipctk.set_num_threads(_threads)
 
 
