@@ -7,7 +7,8 @@ cache. `--repo DIR` runs another checkout of the engine (e.g. a `git worktree` o
 with this same script, so before and after are measured in one sitting on the same machine.
 Writes benchmarks/results/reach_speed.md (or appends a column set with `--label`).
 
-    .venv/bin/python benchmarks/bench_reach.py [--repo DIR --label before] [--out FILE]
+    .venv/bin/python benchmarks/bench_reach.py [--repo DIR --label before [--query-threads 1]]
+        [--out FILE]
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ for k, spec in enumerate([table.grasps[0]] + list(table.grasps)):
 """
 
 
-def run(repo: Path) -> list[dict]:
+def run(repo: Path, query_threads: str) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(repo))
+    env.pop("IPCGRASP_QUERY_THREADS", None)
+    if query_threads != "default":
+        env["IPCGRASP_QUERY_THREADS"] = query_threads
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(REACH)],
         cwd=repo,
@@ -92,14 +96,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repo", type=Path, action="append", help="checkout(s) to compare")
     ap.add_argument("--label", action="append", help="a label per --repo")
+    ap.add_argument(
+        "--query-threads",
+        action="append",
+        help="per --repo: IPCGRASP_QUERY_THREADS for its run (CCD threads; 'default': unset)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "reach_speed.md")
     args = ap.parse_args()
     repos = args.repo or [ROOT]
     labels = args.label or [git_head(r) for r in repos]
+    threads = args.query_threads or ["default"] * len(repos)
     load = os.getloadavg()
     results = []
-    for repo, label in zip(repos, labels, strict=True):
-        rows = run(repo.resolve())
+    for repo, label, query in zip(repos, labels, threads, strict=True):
+        rows = run(repo.resolve(), query)
         results.append((label, git_head(repo), rows, summary(rows)))
         print(label, results[-1][3], flush=True)
     lines = [
@@ -110,7 +120,9 @@ def main() -> None:
         f"run {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min).",
         "25 grasps of `reach_cube_3cm.json` at their nominal poses, default settings (YuMi, 20 N "
         "force stop, force hold), E = 1e8 Pa, mu = 0.4, auto-open 0.02 m; one process, one trial "
-        "per grasp after a warm-up trial. `s` is the simulation's wall time (not start-up).",
+        "per grasp after a warm-up trial. `s` is the simulation's wall time (not start-up). "
+        "Since b1c6ab4 CCD and the intersection test run on two threads by default (the same "
+        "numbers; IPCGRASP_QUERY_THREADS=1, as in batch workers, keeps everything on one).",
         f"IPC-GraspSim (C++) on the same grasps, one core of this machine kind: median "
         f"{CPP_MEDIAN_S} s, {CPP_ITS_PER_STEP} Newton iterations per step.",
         "",
