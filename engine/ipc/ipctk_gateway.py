@@ -76,10 +76,25 @@ def configure_threads() -> None:
     batch workers, one per core, set it to 1).
     """
     global _threads, _query_threads
-    _threads = max(1, int(os.environ.get("IPCGRASP_IPCTK_THREADS", "1")))
-    query = os.environ.get("IPCGRASP_QUERY_THREADS", str(default_query_threads()))
-    _query_threads = max(_threads, int(query))
+    _threads = _threads_from_environment("IPCGRASP_IPCTK_THREADS", 1)
+    _query_threads = max(
+        _threads, _threads_from_environment("IPCGRASP_QUERY_THREADS", default_query_threads())
+    )
     ipctk.set_num_threads(_threads)
+
+
+def _threads_from_environment(name: str, default: int) -> int:
+    """A thread count from environment variable `name` (default when unset)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name}={text!r} is not a thread count: set it to 1 or more, or unset it")
+    return value
 
 
 # ipctk starts on every core: configure it before any query (GraspSimulation reconfigures, so a

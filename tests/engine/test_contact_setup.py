@@ -181,6 +181,15 @@ def test_ipctk_threads_follow_the_environment(monkeypatch):
     assert ipctk.get_num_threads() == 1
 
 
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_a_thread_count_that_is_not_one_or_more_names_the_variable(monkeypatch, value):
+    monkeypatch.setenv("IPCGRASP_QUERY_THREADS", value)
+    with pytest.raises(ValueError, match=r"IPCGRASP_QUERY_THREADS=.*set it to 1 or more"):
+        ipc.configure_threads()
+    monkeypatch.delenv("IPCGRASP_QUERY_THREADS")
+    ipc.configure_threads()
+
+
 def test_each_pairs_gradient_adds_up_to_the_whole():
     """The barrier and friction gradients over all pairs are the sums of each pair's share at
     its vertices (ipctk's whole-set gradient against engine.ipc.ipctk_gateway.pair_gradient)."""
