@@ -751,7 +751,9 @@ class GraspSimulation:
                 # press past the force, and the servo then eases it to the force it applies.
                 reached = threshold_reached(q, threshold, servo, force_drive)
             # Jaws at rest against each other: the squeeze can get no further (without this a
-            # force stop waited for a force it could not reach until max_steps, "solver failed").
+            # force stop waited for a force it could not reach until max_steps, "solver failed"),
+            # and a Psi stop they reach by pressing each other grips nothing (the trial lifted
+            # and ended "object slipped").
             grip_n = stop_quantity(forces, True)
             rest = jaws_rest_on_each_other(summary.pad_pad, at_rest, reached, grip_n, force_cap)
             if rest == "closed":

@@ -48,18 +48,28 @@ def threshold_reached(q: float, threshold: float, servo: bool, force_drive: bool
 def jaws_rest_on_each_other(
     pad_pad: int, at_rest: bool, reached: bool, grip_n: float, force_cap_n: float
 ) -> str:
-    """What a squeeze step whose pads touch each other means when its stop is not reached.
+    """What a squeeze step whose pads touch each other means.
 
-    With the jaws at rest (a servo step) they press against each other and the squeeze can get
-    no further: "closed" when the object takes at most FORCE_STOP_TOL of the gripper's force
-    cap (the smaller pad's grip_n, N: the jaws closed on each other, the object at most dragged
-    along by their edges), "holding" when it takes more (the pads meet around it; the lift then
-    shows whether that grip is enough); "" when the pads do not touch each other, the jaws
-    still move or the stop is reached (the squeeze goes on or ends as usual).
+    The object "takes little" when it takes at most FORCE_STOP_TOL of the gripper's force cap
+    (the smaller pad's grip_n, N: the jaws closed on each other, the object at most dragged
+    along by their edges).
+    - Stop not reached, jaws at rest (a servo step): they press against each other and the
+      squeeze can get no further: "closed" if the object takes little, else "holding" (the
+      pads meet around it; the lift then shows whether that grip is enough).
+    - Stop reached while the object takes little: "closed". Only a Psi stop gets there: the
+      pads' strain energy then comes from pressing each other, not the object (IPC-GraspSim's
+      energy stop cannot tell; its trial lifts and the object is left behind).
+    - Otherwise "" (the pads do not touch each other, the jaws still move, or the stop is
+      reached with a grip: the squeeze goes on or ends as usual).
     """
-    if pad_pad == 0 or not at_rest or reached:
+    if pad_pad == 0:
         return ""
-    return "holding" if grip_n > FORCE_STOP_TOL * force_cap_n else "closed"
+    takes_little = grip_n <= FORCE_STOP_TOL * force_cap_n
+    if reached:
+        return "closed" if takes_little else ""
+    if not at_rest:
+        return ""
+    return "closed" if takes_little else "holding"
 
 
 def psi_balanced(psi: tuple[float, float], tol: float) -> bool:

@@ -123,7 +123,12 @@ def test_an_unbalanced_stop_is_accepted_after_ten_tries_or_beyond_four_threshold
     [
         (0, True, False, 0.0, ""),  # the pads do not touch each other: squeeze on
         (12, False, False, 0.0, ""),  # they touch but the jaws still move
-        (12, True, True, 0.0, ""),  # the stop is reached: it ends as usual
+        (12, True, True, 5.0, ""),  # the stop is reached with a grip: it ends as usual
+        (12, False, True, 0.41, ""),
+        # A (Psi) stop reached by the pads' pressing each other, the object barely touched.
+        (12, True, True, 0.0, "closed"),
+        (12, False, True, 0.4, "closed"),
+        (0, True, True, 0.0, ""),  # the pads apart: a stop reached on the object
         (12, True, False, 0.0, "closed"),
         (12, True, False, 0.4, "closed"),  # 2 % of the 20 N cap, inclusive
         (12, True, False, 0.41, "holding"),  # the pads meet around a gripped object
@@ -132,5 +137,6 @@ def test_an_unbalanced_stop_is_accepted_after_ten_tries_or_beyond_four_threshold
 )
 def test_jaws_at_rest_against_each_other_end_the_squeeze(pad_pad, at_rest, reached, grip, outcome):
     """Jaws pressed against each other cannot squeeze further: a force stop below its force
-    would wait for it forever (max_steps: "solver failed" after 2,000 frames)."""
+    would wait for it forever (max_steps: "solver failed" after 2,000 frames), and a Psi stop
+    they reach by pressing each other says nothing about the object."""
     assert jaws_rest_on_each_other(pad_pad, at_rest, reached, grip, 20.0) == outcome
