@@ -79,9 +79,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.trials < 2:
         ap.error("--trials must be at least 2 (the first trial of a process pays numba's start-up)")
-    load_before = os.getloadavg()
     if "IPCGRASP_QUERY_THREADS" in os.environ:
         ap.error("unset IPCGRASP_QUERY_THREADS: the benchmark runs the default and one thread")
+    load_before = os.getloadavg()
     run_child(8, 2)  # fill numba's on-disk cache
     rows = []
     r0: dict = {}

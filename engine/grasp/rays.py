@@ -41,9 +41,9 @@ def _any_hit(origins: np.ndarray, d: np.ndarray, tris: np.ndarray, reach: float)
         e2 = tris[k, 2] - a
         p = np.cross(d, e2)
         det = e1 @ p
-        # A triangle parallel to the rays (or degenerate) is met by none of them.
+        # A triangle parallel to the rays (or degenerate: then det = scale = 0) is met by none.
         scale = np.sqrt((e1 @ e1) * (e2 @ e2))
-        if abs(det) <= 1e-12 * scale or scale == 0.0:
+        if abs(det) <= 1e-12 * scale:
             continue
         inv = 1.0 / det
         for i in range(len(origins)):
