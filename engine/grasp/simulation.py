@@ -47,6 +47,7 @@ from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
+from engine.ipc.candidate_cover import CandidateCover
 from engine.ipc.contact_metrics import (
     ContactForces,
     ContactSummary,
@@ -59,7 +60,7 @@ from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm, CandidateCover, ContactTerm
+from engine.ipc.terms import COVER_MARGIN, SERVO_LAG_M, ActuatorTerm, ContactTerm
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -523,7 +524,10 @@ class GraspSimulation:
         alpha = contact.covered_stepsize(x0, x1) if contact is not None else None
         if alpha is None:
             mesh = self.system.collision_mesh
-            cover = CandidateCover.holding(self._guess_cover, mesh, x0, x1, self.params.dhat_m)
+            dhat = self.params.dhat_m
+            cover = CandidateCover.holding(
+                self._guess_cover, mesh, x0, x1, dhat, COVER_MARGIN * dhat
+            )
             self._guess_cover = cover
             alpha = ipc.candidates_stepsize(cover.candidates, mesh, x0, x1)
         return alpha

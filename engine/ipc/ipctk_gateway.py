@@ -173,7 +173,7 @@ def active_collisions_among(
     candidates: Candidates, mesh: CollisionMesh, x: np.ndarray, dhat: float
 ) -> NormalCollisions:
     """active_collisions(mesh, x, dhat) from candidates that hold every pair within 2 dhat at
-    x (engine.ipc.terms.CandidateCover): the narrow phase only."""
+    x (engine.ipc.candidate_cover.CandidateCover): the narrow phase only."""
     c = ipctk.NormalCollisions()
     c.build(candidates, mesh, x, 2.0 * dhat)
     return c
@@ -198,6 +198,16 @@ def collisions_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> Norm
     """Mesh-mesh pairs closer than `radius` (for counting and distances, not for energies)."""
     c = ipctk.NormalCollisions()
     c.build(mesh, x, radius, 0.0, BROAD_PHASE)
+    return c
+
+
+def collisions_within_among(
+    candidates: Candidates, mesh: CollisionMesh, x: np.ndarray, radius: float
+) -> NormalCollisions:
+    """collisions_within(mesh, x, radius) from candidates that hold every pair closer than
+    `radius` at x: the narrow phase only (the same pairs, listed in the candidates' order)."""
+    c = ipctk.NormalCollisions()
+    c.build(candidates, mesh, x, radius)
     return c
 
 

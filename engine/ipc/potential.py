@@ -18,11 +18,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.candidate_cover import CandidateCover
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
 from engine.ipc.terms import (
     ActuatorTerm,
-    CandidateCover,
     ContactTerm,
     FreeInternalLayout,
     InternalTerm,

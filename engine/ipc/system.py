@@ -19,10 +19,15 @@ from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, te
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import AffineBody, identity_state
+from engine.ipc.candidate_cover import CandidateCover
 from engine.scene.resting import RestingObject
 
 PAD_OWNER = (0, 1)
 OBJECT_OWNER = 2
+
+
+# Room a pair cover leaves the bodies' relative motion, in units of the pair radius.
+PAIR_COVER_MARGIN = 1.0
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,15 @@ class GraspSystem:
         xs = x[rows]
         if self._boxes_apart(a, b, xs, rows, radius):
             return mesh, rows, ipc.NormalCollisions()
-        return mesh, rows, ipc.collisions_within(mesh, xs, radius)
+        # One broad phase per pair and radius while the bodies' relative positions hold it
+        # (a lift moves them together): the narrow phase is ~0.1 of the 0.7 ms build.
+        covers = self.__dict__.setdefault("_pair_covers", {})
+        cover = covers.get((a, b, radius))
+        if cover is None or not cover.covers(xs):
+            margin = PAIR_COVER_MARGIN * radius
+            cover = CandidateCover.of_move(mesh, xs, xs, 0.5 * radius, margin)
+            covers[(a, b, radius)] = cover
+        return mesh, rows, ipc.collisions_within_among(cover.candidates, mesh, xs, radius)
 
     def pair_distance(self, a: int, b: int, x: np.ndarray, radius: float) -> float:
         """The smallest distance (m) between bodies a and b at collision positions x if it is

@@ -13,7 +13,6 @@ All terms are divided by h^2 so they are in J and the barrier gradient is a forc
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +25,7 @@ from engine.ipc.affine_body import (
     orthogonality_gradient,
     orthogonality_gradient_hessian,
 )
+from engine.ipc.candidate_cover import CandidateCover
 from engine.ipc.newton import upper_entries
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
@@ -210,57 +210,6 @@ class InternalTerm:
 COVER_MARGIN = 1.0
 
 
-@dataclass(frozen=True)
-class CandidateCover:
-    """Broad-phase candidates that hold every pair closer than 2 dhat at any positions whose
-    vertices all stay inside per-vertex boxes [lo, hi] (m), and every pair CCD must check on a
-    straight move between two such positions.
-
-    Built over a Newton step's move x0 -> x1 with boxes inflated by dhat + margin: a vertex
-    within `margin` of its box over the move keeps every primitive's dhat-inflated box inside
-    that primitive's inflated swept box. Newton's later iterates of a time step move by far
-    less than dhat, so one broad phase serves the step's CCD queries and line-search contact
-    sets until an iterate leaves the cover.
-    """
-
-    lo: np.ndarray  # (n, 3) m
-    hi: np.ndarray  # (n, 3) m
-    candidates: ipc.Candidates
-
-    @classmethod
-    def of_move(
-        cls, mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float, margin: float
-    ) -> CandidateCover:
-        """The cover of the move x0 -> x1 (n, 3) with `margin` (m) of room around it."""
-        candidates = ipc.swept_candidates(mesh, x0, x1, dhat + margin)
-        inner = margin * (1.0 - 1e-6)  # round-off of the boxes' inflation stays inside
-        return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, candidates)
-
-    @classmethod
-    def holding(
-        cls,
-        cover: CandidateCover | None,
-        mesh: ipc.CollisionMesh,
-        x0: np.ndarray,
-        x1: np.ndarray,
-        dhat: float,
-    ) -> CandidateCover:
-        """`cover` if it holds the move x0 -> x1, else a new cover of that move with
-        COVER_MARGIN dhat of room around it."""
-        if cover is not None and cover.holds(x0, x1):
-            return cover
-        return cls.of_move(mesh, x0, x1, dhat, COVER_MARGIN * dhat)
-
-    def covers(self, x: np.ndarray) -> bool:
-        """Whether every vertex of x (n, 3) lies inside its box."""
-        return bool(np.all(x >= self.lo) and np.all(x <= self.hi))
-
-    def holds(self, x0: np.ndarray, x1: np.ndarray) -> bool:
-        """Whether both ends of the move x0 -> x1 lie inside the boxes (then every point of it
-        does: the boxes are convex)."""
-        return self.covers(x0) and self.covers(x1)
-
-
 class ContactTerm:
     """Barrier + lagged friction over the collision vertices; owns contact set and stiffness.
 
@@ -417,7 +366,7 @@ class ContactTerm:
         dx = (s.jacobian @ du).reshape(-1, 3)
         x1 = x + dx
         cover = self._cover = CandidateCover.holding(
-            self._cover, s.collision_mesh, x, x1, self.dhat
+            self._cover, s.collision_mesh, x, x1, self.dhat, COVER_MARGIN * self.dhat
         )
         if u is self._current and self.step_is_free(dx):
             return 1.0

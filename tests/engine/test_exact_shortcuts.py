@@ -63,6 +63,38 @@ def test_pair_sets_equal_full_builds_and_far_bodies_skip_the_build(sim, monkeypa
     assert skipped >= 2  # 2 mm and 1.2 mm away: no broad phase
 
 
+def test_pair_sets_of_a_lifted_grip_equal_full_builds_with_one_broad_phase(sim, monkeypatch):
+    """Pad 0 pressed within 0.3 radius of the cube, then both raised by 2 mm per frame (20
+    radii, far outside the boxes) while the pad slides 0.2 radius towards the cube per frame:
+    every set equals a full build (same pairs, same closest distance), and the broad phase
+    runs once until the relative motion leaves the cover's margin (one radius)."""
+    s, x0, mesh, rows, pad0, normal, gap = _pad0_facing_the_cube(sim)
+    radius = 1e-4
+    broad = []
+    real_swept = ipc.swept_candidates
+    monkeypatch.setattr(ipc, "swept_candidates", lambda *a: broad.append(1) or real_swept(*a))
+    s.__dict__.pop("_pair_covers", None)
+    up = np.array([0.0, 0.0, 2e-3])
+    counts = []
+    for frame in range(8):
+        x = x0 + frame * up
+        x[pad0] += (gap - 0.3 * radius + 0.2 * radius * frame * (frame < 5)) * normal
+        _, _, got = s.pair_collisions(0, OBJECT_OWNER, x, radius)
+        full = ipc.collisions_within(mesh, x[rows], radius)
+        assert len(got) == len(full)
+        assert ipc.minimum_distance(got, mesh, x[rows]) == ipc.minimum_distance(full, mesh, x[rows])
+        counts.append(len(broad))
+    # Frames 0-4 move the pad 0.8 radius against the cube: inside the margin, one broad phase.
+    # Frame 5 steps back to the start's gap (1 radius from frame 4): within the margin of the
+    # cover's positions again. Every frame is 2 mm above the last.
+    assert counts == [1] * 8, counts
+    # The test can fail: a cover that ignored the translation would rebuild on every frame.
+    x = x0 + 20 * up
+    x[pad0] += (gap - 0.3 * radius + 1.5 * radius) * normal
+    s.pair_collisions(0, OBJECT_OWNER, x, radius)
+    assert len(broad) == 2  # 1.5 radii from the cover's positions: a new broad phase
+
+
 @pytest.mark.parametrize(
     "tilt, offset", [(0.0, 0.0), (0.05, 0.0), (0.0, 1.0)], ids=["square", "tilted", "beside"]
 )

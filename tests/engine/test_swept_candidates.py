@@ -1,4 +1,4 @@
-"""One broad phase (engine.ipc.terms.CandidateCover: swept over a Newton step's move, with room
+"""One broad phase (engine.ipc.candidate_cover.CandidateCover: swept over a Newton step's move, with room
 around it) serves the CCD queries and line-search contact sets of the time step while the
 iterates stay covered. Contact sets built from it must give what a full build gives (the same
 barrier energy, gradient and closest distance): every pair within 2 dhat (the barrier's build
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.terms import CandidateCover, ContactTerm
+from engine.ipc.candidate_cover import CandidateCover
+from engine.ipc.terms import ContactTerm
 
 DHAT = 1e-4
 
@@ -79,11 +80,15 @@ def test_positions_near_the_move_are_covered_and_their_pairs_are_candidates():
     bare = ipc.swept_candidates(mesh, x0, x1, DHAT)
     with pytest.raises(AssertionError):
         _assert_same_barrier(ipc.active_collisions_among(bare, mesh, inside, DHAT), mesh, inside)
+    # The upper triangle 2.5 dhat sideways: 1.25 dhat from its box after the common
+    # translation that centres the vertices, and the lower one as far the other way.
     outside = x1.copy()
-    outside[3:, 2] -= 1.1 * DHAT
+    outside[3:, 0] += 2.5 * DHAT
     assert not cover.covers(outside)
+    # One vertex 1.5 dhat sideways: 1.25 dhat after the common translation that centres the
+    # six vertices (0.25 dhat), so no translation brings it inside.
     sideways = x0.copy()
-    sideways[0, 0] += 1.1 * DHAT
+    sideways[0, 0] += 1.5 * DHAT
     assert not cover.covers(sideways)
 
 
@@ -139,3 +144,41 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
     # last step's, or the guess cover of GraspSimulation._stepsize).
     assert checked["plain ccd"] == 0, checked
     assert ContactTerm  # the term under test takes these through engine.ipc.ipctk_gateway
+
+
+def test_a_cover_holds_positions_translated_together_but_never_down_towards_the_ground():
+    """Distances between bodies do not change under a common translation, and an upward or
+    level one only moves vertices away from the ground: a cover holds such positions (a lift
+    raises pads and object by ~1 mm per step, 10 dhat). A downward one would bring vertices
+    to the ground that no candidate pairs with it."""
+    tri = np.array([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.0]])
+    x = np.vstack([tri, tri + np.array([0.002, 0.002, 3 * DHAT])])
+    x[:, 2] += 5 * DHAT  # the lower triangle 5 dhat above the ground, the upper 3 dhat above it
+    faces = np.array([[0, 1, 2], [3, 4, 5]])
+    mesh = ipc.collision_mesh(x, faces, np.array([0, 0, 0, 1, 1, 1]), ground=True)
+    cover = CandidateCover.of_move(mesh, x, x, DHAT, DHAT)
+    lifted = x + np.array([1e-3, -2e-3, 1e-2])
+    lifted[3:, 2] -= 1.8 * DHAT  # and the upper triangle 1.8 dhat nearer: 1.2 dhat apart
+    assert cover.covers(lifted)
+    _assert_same_barrier(
+        ipc.active_collisions_among(cover.candidates, mesh, lifted, DHAT), mesh, lifted
+    )
+    # A move between two covered, differently translated positions: the plain CCD's answer.
+    closer = x + np.array([0.0, 0.0, 2e-2])
+    closer[3:, 2] -= 1.95 * DHAT  # 1.05 dhat apart
+    assert cover.holds(lifted, closer)
+    _assert_same_barrier(
+        ipc.active_collisions_among(cover.candidates, mesh, closer, DHAT), mesh, closer
+    )
+    assert ipc.candidates_stepsize(
+        cover.candidates, mesh, lifted, closer
+    ) == ipc.collision_free_stepsize(mesh, lifted, closer)
+    # Lowered by 4.5 dhat: the lower triangle 0.5 dhat above the ground, whose pairs the cover's
+    # candidates lack (the test can fail), so it must not hold these positions.
+    lowered = x - np.array([0.0, 0.0, 4.5 * DHAT])
+    assert ipc.barrier(DHAT, 1.0)(ipc.active_collisions(mesh, lowered, DHAT), mesh, lowered) > 0
+    with pytest.raises(AssertionError):
+        _assert_same_barrier(
+            ipc.active_collisions_among(cover.candidates, mesh, lowered, DHAT), mesh, lowered
+        )
+    assert not cover.covers(lowered)
