@@ -40,7 +40,10 @@ def warm_up() -> tuple[int, int]:
     )
     # The first frame has no contact: map a contact Hessian as ipctk returns one (CSC, int32).
     h, j = sp.csc_matrix(np.eye(3)), sp.csr_matrix(np.eye(3))
-    reduction._upper_triplets(h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, 3)
+    reduction._upper_triplets(
+        h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, 3,
+        np.array([-1, -1, 0]), np.array([2]),
+    )  # fmt: skip
     compiled = loaded = 0
     for module in KERNEL_MODULES:
         for kernel in vars(module).values():

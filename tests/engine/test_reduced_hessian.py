@@ -44,6 +44,11 @@ def test_parts_sum_to_the_newton_matrix_and_factorize_alike(monkeypatch):
             r = self.reduction
             expected = expected + sp.triu(r.jacobian_t @ (h.contact @ r.jacobian))
             seen["with_contact"] += 1
+            # Entries at the object's DOFs and the closing coordinate come summed, once each.
+            keys, _ = r.upper_triplets(h.contact)
+            cols, rows = np.divmod(keys, n)
+            at_hub = (r.hub_slot[rows] >= 0) | (r.hub_slot[cols] >= 0)
+            assert len(np.unique(keys[at_hub])) == int(at_hub.sum())
         assert abs(_upper_sum(h.upper_parts(), n) - expected).max() <= 1e-12 * abs(expected).max()
         assert abs(sp.triu(full) - expected).max() <= 1e-12 * abs(expected).max()
         factor = ldl.factor(h)
