@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.constants import GRAVITY_M_S2
 from engine.errors import GraspError, NewtonNotConverged, SolverError
 from engine.fem.neohookean import elastic_energy
 from engine.grasp.frames import Frame, TrialResult
@@ -56,6 +57,7 @@ from engine.ipc.contact_metrics import (
     object_contact_forces,
     summarize_contacts,
 )
+from engine.ipc.ground_rest import equilibrium_lift
 from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
@@ -184,6 +186,15 @@ class GraspSimulation:
             params.dhat_m,
             float(s.mass.diagonal().mean()),
             load_n=params.squeeze_force_cap_n,
+        )
+        # The object starts where the ground's barrier carries its weight (at dhat/2 the
+        # barrier would launch it and the first steps spend iterations settling it).
+        x0 = s.collision_vertices(self._state.u)
+        self._state.u[s.obj_dof.start + 2] += equilibrium_lift(
+            x0[s.object_rows, 2],
+            GRAVITY_M_S2 * s.object.mass_kg,
+            params.dhat_m,
+            self._state.kappa,
         )
         # The set-up is part of the trial's wall time (its first numba kernels and the first
         # contact build run here).

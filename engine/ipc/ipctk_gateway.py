@@ -299,8 +299,16 @@ def pair_gradient(
 
 def barrier_pair_force(distance: float, dhat: float, kappa: float) -> float:
     """Normal force (N) of one contact pair of unit weight at `distance` (m)."""
-    b = ipctk.BarrierPotential(dhat, float(kappa))
-    return float(ipctk.barrier_force_magnitude(distance * distance, b.barrier, dhat, kappa, 0.0))
+    return float(barrier_pair_forces(np.array([distance]), dhat, kappa)[0])
+
+
+def barrier_pair_forces(distances: np.ndarray, dhat: float, kappa: float) -> np.ndarray:
+    """Normal forces (N) of contact pairs of unit weight at `distances` (m); 0 at dhat and beyond."""
+    b = ipctk.BarrierPotential(dhat, float(kappa)).barrier
+    return np.array(
+        [ipctk.barrier_force_magnitude(d * d, b, dhat, kappa, 0.0) for d in np.asarray(distances)],
+        dtype=float,
+    )
 
 
 def friction(eps_v_h: float) -> FrictionPotential:
