@@ -29,15 +29,18 @@ def reach_scene(index: int):  # -> (RestingObject, Grasp)
     return obj, grasp
 
 
-def yumi_cube_simulation():  # -> engine.grasp.simulation.GraspSimulation
-    """The built-in cube in the YuMi at its default grasp, not yet simulated."""
+def yumi_cube_simulation(
+    vertices: int | None = None, mass_kg: float | None = None
+):  # -> engine.grasp.simulation.GraspSimulation
+    """The built-in cube (`vertices`: its resolution, None the 8-vertex one; `mass_kg`: None
+    for rest_object's default) in the YuMi at its default grasp, not yet simulated."""
     from engine.grasp.default_grasp import default_grasp
     from engine.grasp.params import SimulationParams
     from engine.grasp.simulation import GraspSimulation, build_pad
     from engine.scene.object_mesh import builtin_cube
     from engine.scene.resting import rest_object
 
-    obj = rest_object(builtin_cube(), 0)
+    obj = rest_object(builtin_cube(target_vertices=vertices), 0, mass_kg=mass_kg)
     params = SimulationParams.for_gripper("yumi")
     pad = build_pad(params)
     return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.constants import GRAVITY_M_S2
 from engine.errors import GraspError, NewtonNotConverged, SolverError
 from engine.fem.neohookean import elastic_energy
 from engine.grasp.frames import Frame, TrialResult
@@ -192,7 +191,7 @@ class GraspSimulation:
         x0 = s.collision_vertices(self._state.u)
         self._state.u[s.obj_dof.start + 2] += equilibrium_lift(
             x0[s.object_rows, 2],
-            GRAVITY_M_S2 * s.object.mass_kg,
+            -float(s.gravity_force[s.obj_dof.start + 2]),
             params.dhat_m,
             self._state.kappa,
         )

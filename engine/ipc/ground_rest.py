@@ -22,8 +22,8 @@ def equilibrium_lift(heights_m: np.ndarray, weight_n: float, dhat: float, kappa:
     `heights_m`, after which the barrier's vertex-plane forces sum to `weight_n` (N).
 
     Each vertex pair carries ipctk's barrier force at its gap (unit weight, as the solver's
-    plane-vertex pairs). Raises ValueError if no vertex lies within dhat after the shift
-    could hold the weight (the body is not resting on the ground).
+    plane-vertex pairs). Raises ValueError if the vertices within dhat of the lowest cannot
+    carry the weight even at GAP_TOL dhat (a barrier stiffness far too low for the body).
     """
     z = np.asarray(heights_m, dtype=float)
     if weight_n <= 0.0 or not len(z):
@@ -39,7 +39,8 @@ def equilibrium_lift(heights_m: np.ndarray, weight_n: float, dhat: float, kappa:
     if excess(low) <= 0.0:
         raise ValueError(
             f"the barrier (kappa {kappa:g}) cannot carry {weight_n:g} N on {len(near)} ground "
-            f"contacts even {low:g} m above the ground"
+            f"contacts even {low:g} m above the ground: the object is too heavy for the contact "
+            "layer; give its true mass, or a larger dhat (--dhat)"
         )
     gap = brentq(excess, low, dhat, xtol=dhat * GAP_TOL)
     return float(gap - z.min())

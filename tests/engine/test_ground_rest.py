@@ -11,20 +11,15 @@ import numpy as np
 import pytest
 
 from engine.constants import GRAVITY_M_S2
-from engine.grasp.default_grasp import default_grasp
-from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.grasp.simulation import GraspSimulation
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.ground_rest import equilibrium_lift
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
-from engine.scene.resting import rest_object
+from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG
+from tests.conftest import yumi_cube_simulation
 
 
-def _cube_simulation(vertices: int, pose: int = 0) -> GraspSimulation:
-    obj = rest_object(builtin_cube(target_vertices=vertices), pose, mass_kg=BUILTIN_CUBE_MASS_KG)
-    params = SimulationParams.for_gripper("yumi")
-    pad = build_pad(params)
-    return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+def _cube_simulation(vertices: int) -> GraspSimulation:
+    return yumi_cube_simulation(vertices, mass_kg=BUILTIN_CUBE_MASS_KG)
 
 
 def _ground_force_on_object(sim: GraspSimulation, u: np.ndarray) -> float:
