@@ -105,14 +105,14 @@ def ldl_factor(
     rslot: np.ndarray,
 ) -> int:
     """Numeric LDL^T of the upper-triangular CSC (ap, ai, ax) into lx and d, dinv, on the
-    pattern from row_patterns (lp, li, rptr, rcol, rslot). Returns how many entries of d are
-    positive, -1 on a zero pivot (then the factor is unusable).
+    pattern from row_patterns (lp, li, rptr, rcol, rslot). Returns n when every pivot is positive
+    (the matrix is positive definite), else -1 at the first pivot that is not (then the factor
+    is unusable).
 
     Index arrays are unsigned (ai, li, rcol uint32; ap, lp, rptr, rslot uint64): numba then
     emits no negative-index wraparound in the inner loops.
     """
     y = np.zeros(n)
-    positive = 0
     for k in range(n):
         dk = 0.0
         for p in range(ap[k], ap[k + 1]):
@@ -132,12 +132,11 @@ def ldl_factor(
             dk -= yc * lkc
             y[c] = 0.0
         d[k] = dk
-        if dk == 0.0:
+        if not dk > 0.0:
+            # Not positive definite (or NaN): Newton then projects, so the rest is not needed.
             return -1
-        if dk > 0.0:
-            positive += 1
         dinv[k] = 1.0 / dk
-    return positive
+    return n
 
 
 @njit(cache=True)

@@ -137,6 +137,15 @@ def as_csr(h: NewtonMatrix) -> sp.csr_matrix:
     return h.tocsr() if not isinstance(h, sp.csr_matrix) else h
 
 
+def _with_diagonal(union: np.ndarray, n: int) -> np.ndarray:
+    """The sorted keys `union` (col * n + row) with every diagonal key of an n x n matrix
+    inserted where missing: np.union1d's result without its sort (3 ms on n = 1069)."""
+    diagonal = np.arange(n, dtype=np.int64) * (n + 1)
+    at = np.searchsorted(union, diagonal)
+    present = union[np.minimum(at, len(union) - 1)] == diagonal if len(union) else at < 0
+    return np.insert(union.astype(np.int64, copy=False), at[~present], diagonal[~present])
+
+
 @dataclass
 class _Symbolic:
     """One symbolic analysis: a union of upper-triangle keys, its fill-reducing order, the
@@ -185,8 +194,9 @@ class _Symbolic:
             kept = cls._in_order(union, n, old.perm, old.fresh_fill)
             if kept.lp[-1] <= REORDER_FILL * old.fresh_fill:
                 return kept.with_rows()
-        diagonal = np.arange(n, dtype=np.int64) * (n + 1)
-        cols, rows = np.divmod(np.union1d(union, diagonal), n)
+        keys = _with_diagonal(union, n)
+        cols = keys // n
+        rows = keys - cols * n
         dominant = np.where(rows != cols, 1e-3, float(n))
         col_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
@@ -284,12 +294,12 @@ class PatternLdl:
         sym.ax[:] = 0.0
         for sl, (_, values) in zip(slots, parts, strict=True):
             scatter_sum(sym.ax, sl, np.ascontiguousarray(values, dtype=np.float64))
-        positive = ldl_factor(
+        definite = ldl_factor(
             n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, sym.lx, sym.d, sym.dinv,
             sym.rptr, sym.rcol, sym.rslot,
         )  # fmt: skip
         # A failed factorization overwrote part of sym's L and D: no last factor then.
-        self._last = PatternFactor(sym) if positive == n else None
+        self._last = PatternFactor(sym) if definite == n else None
         self._last_key = None
         return self._last
 

@@ -156,3 +156,16 @@ def test_the_permuted_pattern_is_the_lexsorted_one() -> None:
         np.testing.assert_array_equal(
             ap, np.concatenate([[0], np.cumsum(np.bincount(hi, minlength=n))])
         )
+
+
+def test_the_fresh_orders_template_holds_the_union_and_every_diagonal_key() -> None:
+    # The AMD template's keys are the set union of the matrix's keys and the diagonal's
+    # (newton._with_diagonal inserts instead of sorting); the order depends on nothing else.
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 9, 200):
+        for size in (0, 1, n, 5 * n):
+            union = np.unique(rng.integers(0, n * n, size=size)).astype(np.int64)
+            expected = np.union1d(union, np.arange(n, dtype=np.int64) * (n + 1))
+            got = newton._with_diagonal(union, n)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, expected)
