@@ -90,7 +90,11 @@ def _settings_dir(tmp_path_factory):
     return d
 
 
-@pytest.fixture(scope="session")
+# Package scope: the window and its worker processes shut down after the last app test. Kept
+# for the session, its analysis worker went on computing predictions (MuJoCo trials) during the
+# engine tests, and its records, forwarded into this process's logging, landed in a CLI test's
+# captured stderr (CI at 3188e87: test_analyze_errors_exit_2).
+@pytest.fixture(scope="package")
 def shared_window(qapp, _settings_dir):
     if not os.environ.get("DISPLAY"):
         pytest.skip("GUI tests need an X display: run scripts/test or install pytest-xvfb")
