@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from engine.ipc import ipctk_gateway as ipc
 
@@ -82,5 +83,13 @@ class CandidateCover:
         return self.covers(x0) and self.covers(x1)
 
 
+@njit(cache=True)
 def _inside(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
-    return bool(np.all(x >= lo) and np.all(x <= hi))
+    # A loop that stops at the first vertex outside: np.all over both comparisons cost
+    # ~15 us per call, and a trial asks ~600 times.
+    for i in range(x.shape[0]):
+        for k in range(3):
+            v = x[i, k]
+            if not (v >= lo[i, k] and v <= hi[i, k]):  # NaN is outside
+                return False
+    return True

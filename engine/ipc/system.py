@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from engine.constants import GRAVITY_M_S2
 from engine.fem.element_hessian_cache import ElementHessianCache
@@ -218,12 +219,7 @@ class GraspSystem:
     def _boxes_apart(self, a: int, b: int, xs: np.ndarray, rows: np.ndarray, radius: float) -> bool:
         """Whether bodies a and b (positions xs of the pair mesh's rows) have bounding boxes
         further apart than radius along an axis."""
-        owners = self.collision_owner[rows]
-        pa, pb = xs[owners == a], xs[owners == b]
-        return bool(
-            np.any(pa.min(axis=0) > pb.max(axis=0) + radius)
-            or np.any(pb.min(axis=0) > pa.max(axis=0) + radius)
-        )
+        return bool(_boxes_apart(xs, self.collision_owner[rows], a, b, radius))
 
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
         """(n_collision, 3) world positions of the collision vertices."""
@@ -236,3 +232,24 @@ class GraspSystem:
     def object_state(self, u: np.ndarray) -> np.ndarray:
         """The object's 12 affine DOFs in u (translation, then the 3x3 matrix; a view)."""
         return u[self.obj_dof]
+
+
+@njit(cache=True)
+def _boxes_apart(xs: np.ndarray, owners: np.ndarray, a: int, b: int, radius: float) -> bool:
+    # One pass over the pair's vertices (masking and reducing each body with numpy took
+    # ~50 us per call, ~140 calls per trial).
+    lo = np.full((2, 3), np.inf)
+    hi = np.full((2, 3), -np.inf)
+    for i in range(xs.shape[0]):
+        o = owners[i]
+        j = 0 if o == a else 1 if o == b else -1
+        if j < 0:
+            continue
+        for k in range(3):
+            v = xs[i, k]
+            lo[j, k] = min(lo[j, k], v)
+            hi[j, k] = max(hi[j, k], v)
+    for k in range(3):
+        if lo[0, k] > hi[1, k] + radius or lo[1, k] > hi[0, k] + radius:
+            return True
+    return False

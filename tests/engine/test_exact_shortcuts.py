@@ -158,3 +158,29 @@ def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole
                 assert sim._approach_limit(delta, touching) == expected
                 skipped += not queries
     assert skipped >= 5
+
+
+def test_the_box_tests_kernels_equal_their_numpy_statements() -> None:
+    # The same law in one pass (engine.ipc.system._boxes_apart) and with an early exit
+    # (candidate_cover._inside): equal answers to the numpy formulas they replaced.
+    from engine.ipc.candidate_cover import _inside
+    from engine.ipc.system import _boxes_apart
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(2, 40))
+        xs = rng.normal(size=(n, 3)) * rng.choice([1e-3, 1e-2])
+        owners = rng.integers(0, 3, size=n)
+        owners[:2] = (0, 1)  # both bodies present
+        radius = float(rng.choice([0.0, 1e-4, 1e-3, 1e-2]))
+        pa, pb = xs[owners == 0], xs[owners == 1]
+        expected = bool(
+            np.any(pa.min(axis=0) > pb.max(axis=0) + radius)
+            or np.any(pb.min(axis=0) > pa.max(axis=0) + radius)
+        )
+        assert _boxes_apart(xs, owners, 0, 1, radius) == expected
+        slack = float(rng.choice([1e-4, 1e-7]))  # some boxes hold every vertex, some do not
+        lo = xs - rng.uniform(-slack, 1e-3, size=xs.shape)
+        hi = xs + rng.uniform(-slack, 1e-3, size=xs.shape)
+        assert _inside(xs, lo, hi) == bool(np.all(xs >= lo) and np.all(xs <= hi))
+    assert not _inside(np.full((1, 3), np.nan), np.zeros((1, 3)), np.ones((1, 3)))
