@@ -118,7 +118,9 @@ def main() -> None:
         f"Default parameters (E = 1e8 Pa, mu = 0.4, rounded pad, edge {r0['pad_vertices']} "
         f"vertices / {r0['pad_tets']} tets per pad), default grasp through the centre of mass.",
         "A trial's time is `run_trial`'s: building the system (placing the jaws, the checks, the "
-        "barrier stiffness) and the simulation (squeeze, lift, hold).",
+        "barrier stiffness) and the simulation (squeeze, lift, hold), without a frame consumer "
+        "(as batch rows without --frames): its frames carry no per-point contact forces (since "
+        "2026-11-29; ~1 ms per frame; the app and frame files get them).",
         "`per trial` is the median of the trials after a process's first (the way a batch "
         "worker runs them); `first trial` is a process's first, which also pays numba's start-up "
         "(its JIT runtime and loading the cached kernels); `+ setup` adds loading the object and "

@@ -120,8 +120,12 @@ class GraspSimulation:
         pad: PadMesh | None = None,
         trial: int = 0,
         perturbation: dict[str, float] | None = None,
+        contact_forces: bool = True,
     ) -> None:
+        """`contact_forces`: whether frames carry the per-point contact forces (the app's force
+        arrows, frame files); a consumer that reads only `result` skips their ~1 ms per frame."""
         started = time.perf_counter()
+        self.contact_forces = contact_forces
         self.params = params.validate()
         ipc.configure_threads()
         self.obj = obj
@@ -581,7 +585,7 @@ class GraspSimulation:
         pose = pose_matrix(q)
         pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
         forces = ContactForces.empty()
-        if st.contact is not None:
+        if st.contact is not None and self.contact_forces:
             forces = object_contact_forces(s, st.contact, s.collision_vertices(st.u))
         frame = Frame(
             index=self._frame_index,

@@ -75,6 +75,8 @@ def run_trial(
             pad=pad if pad is not None else build_pad(params),
             trial=trial.index,
             perturbation=trial.perturbation_dict,
+            # Without a frame consumer nobody reads the frames' per-point forces.
+            contact_forces=on_frame is not None,
         )
     except IpcGraspError as exc:
         if trial.perturbation is None:

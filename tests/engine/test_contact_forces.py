@@ -278,3 +278,36 @@ def test_the_ground_mesh_pairs_each_vertex_with_the_ground_only():
     g = ipc.barrier(1e-4, 1.0).gradient(pairs, mesh, x).reshape(-1, 3)
     assert np.all(g[:2, :2] == 0.0) and np.all(g[:2, 2] < 0.0)  # straight up, off the ground
     assert np.all(g[2] == 0.0)
+
+
+def test_a_trial_nobody_watches_skips_the_arrows_and_ends_the_same(run, monkeypatch):
+    # The arrows are a reading of the state, not part of the dynamics: without them a trial
+    # takes the same iterates (engine.grasp.trials.run_trial skips them without on_frame).
+    import engine.grasp.trials as trials
+
+    sim, frames = run
+    built: list[GraspSimulation] = []
+
+    class Spy(GraspSimulation):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(trials, "GraspSimulation", Spy)
+    (nominal,) = trials.plan_trials(
+        default_grasp(sim.obj, sim.pad.outline), trials.TrialSpec(n_trials=1)
+    )
+    result = trials.run_trial(sim.obj, nominal, sim.params, pad=sim.pad)
+    assert not built[0].contact_forces
+    assert (result.success, result.frames, result.newton_iterations) == (
+        sim.result.success,
+        sim.result.frames,
+        sim.result.newton_iterations,
+    )
+    assert result.grip_force1_n == sim.result.grip_force1_n
+    assert result.lift_height_m == sim.result.lift_height_m
+    assert any(len(f.contact_points) for f, _ in frames)  # the watched run has its arrows
+
+    seen: list[Frame] = []
+    trials.run_trial(sim.obj, nominal, sim.params, pad=sim.pad, on_frame=seen.append)
+    assert built[1].contact_forces and any(len(f.contact_points) for f in seen)
