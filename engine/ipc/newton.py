@@ -142,7 +142,9 @@ def _with_diagonal(union: np.ndarray, n: int) -> np.ndarray:
     inserted where missing: np.union1d's result without its sort (3 ms on n = 1069)."""
     diagonal = np.arange(n, dtype=np.int64) * (n + 1)
     at = np.searchsorted(union, diagonal)
-    present = union[np.minimum(at, len(union) - 1)] == diagonal if len(union) else at < 0
+    present = np.zeros(n, dtype=bool)
+    if len(union):
+        present = union[np.minimum(at, len(union) - 1)] == diagonal
     return np.insert(union.astype(np.int64, copy=False), at[~present], diagonal[~present])
 
 
