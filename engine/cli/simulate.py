@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         )
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, params)
-    check_grasp(obj, grasp, params)
+    pad = build_pad(params)  # one pad mesh for the check, the trials and the frames file
+    check_grasp(obj, grasp, params, pad)
     context = context_columns(
         mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed, mesh=mesh
     )
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     results = []
     try:
-        for result in run_trials(obj, grasp, params, spec, on_frame):
+        for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad):
             results.append(result)
             if writer is not None and f is not None:
                 writer.writerow(result_row(context, result))
@@ -134,7 +135,6 @@ def run(args: argparse.Namespace) -> int:
         if f is not None:
             f.close()
         if args.frames and frames:
-            pad = build_pad(params)
             save_frames(
                 args.frames,
                 frames,

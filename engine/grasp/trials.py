@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 import numpy as np
 
@@ -16,6 +17,11 @@ from engine.errors import IpcGraspError
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.placement_checks import (
+    check_jaws_close_on_object,
+    layout_builder,
+    place_open_jaws,
+)
 from engine.grasp.simulation import GraspSimulation, build_pad
 
 # The plan's names, re-exported: callers that run trials import everything from here.
@@ -27,6 +33,7 @@ from engine.grasp.trial_plan import (
     planned_trial,
 )
 from engine.gripper.pad_geometry import PadMesh
+from engine.ipc import ipctk_gateway as ipc
 from engine.scene.resting import RestingObject
 
 __all__ = [
@@ -35,6 +42,7 @@ __all__ = [
     "PlannedTrial",
     "TrialSpec",
     "check_grasp",
+    "drive_trial",
     "perturbed_trials",
     "plan_trials",
     "planned_trial",
@@ -52,36 +60,37 @@ OnFrame = Callable[[Frame], str | None]
 """Called after every frame; returning a non-empty string stops the trial with that reason."""
 
 
-def run_trial(
-    obj: RestingObject,
+class TrialRunner(Protocol):
+    """A simulator's trial: iterate `frames()`; `result` is final when they are exhausted."""
+
+    result: TrialResult
+
+    def frames(self) -> Iterator[Frame]:
+        """The trial's frames (stopping iteration cancels it)."""
+        ...
+
+
+def drive_trial(
+    build: Callable[[], TrialRunner],
     trial: PlannedTrial,
-    params: SimulationParams,
-    *,
-    pad: PadMesh | None = None,
     on_frame: OnFrame | None = None,
+    *,
+    label: str = "trial",
 ) -> TrialResult:
-    """Simulate one planned trial; never raises for a pose that cannot be executed.
+    """Build a simulator's trial and stream its frames to `on_frame`; never raises for a pose
+    that cannot be executed.
 
     A perturbed pose that the simulator refuses (open jaws in the object, a jaw that misses) is
     a failed trial with reason "invalid perturbed grasp"; the nominal pose raises instead, since
     that is the user's input to fix. Solver failures are recorded in the result by the
-    simulation itself.
+    simulator itself. `on_frame` may return a reason (e.g. "cancelled") to stop the trial.
     """
     try:
-        sim = GraspSimulation(
-            obj,
-            trial.pose,
-            params,
-            pad=pad if pad is not None else build_pad(params),
-            trial=trial.index,
-            perturbation=trial.perturbation_dict,
-            # Without a frame consumer nobody reads the frames' per-point forces.
-            contact_forces=on_frame is not None,
-        )
+        sim = build()
     except IpcGraspError as exc:
         if trial.perturbation is None:
             raise
-        log.info("trial %d: perturbed pose refused: %s", trial.index, exc)
+        log.info("%s %d: perturbed pose refused: %s", label, trial.index, exc)
         return TrialResult(
             trial=trial.index,
             success=False,
@@ -93,12 +102,15 @@ def run_trial(
     for frame in gen:
         stop = on_frame(frame) if on_frame is not None else None
         if stop:
-            gen.close()
+            close = getattr(gen, "close", None)
+            if callable(close):
+                close()
             sim.result.success = False
             sim.result.reason = str(stop)
             break
     log.info(
-        "trial %d: %s (%s) in %.2f s",
+        "%s %d: %s (%s) in %.3f s",
+        label,
         trial.index,
         "success" if sim.result.success else "fail",
         sim.result.reason,
@@ -107,9 +119,43 @@ def run_trial(
     return sim.result
 
 
-def check_grasp(obj: RestingObject, grasp: Grasp, params: SimulationParams) -> None:
-    """Raise GraspError/ParameterError if the nominal grasp cannot be simulated at all."""
-    GraspSimulation(obj, grasp.pose(), params, pad=build_pad(params))
+def run_trial(
+    obj: RestingObject,
+    trial: PlannedTrial,
+    params: SimulationParams,
+    *,
+    pad: PadMesh | None = None,
+    on_frame: OnFrame | None = None,
+) -> TrialResult:
+    """Simulate one planned trial with IPC (drive_trial: a perturbed pose the simulator refuses
+    is a failed trial, the nominal one raises)."""
+
+    def build() -> GraspSimulation:
+        return GraspSimulation(
+            obj,
+            trial.pose,
+            params,
+            pad=pad if pad is not None else build_pad(params),
+            trial=trial.index,
+            perturbation=trial.perturbation_dict,
+            # Without a frame consumer nobody reads the frames' per-point forces.
+            contact_forces=on_frame is not None,
+        )
+
+    return drive_trial(build, trial, on_frame)
+
+
+def check_grasp(
+    obj: RestingObject, grasp: Grasp, params: SimulationParams, pad: PadMesh | None = None
+) -> None:
+    """Raise GraspError/ParameterError if the nominal grasp cannot be simulated at all: the
+    simulation's own placement checks (engine.grasp.placement_checks), without its system."""
+    params.validate()
+    ipc.configure_threads()
+    pad = pad if pad is not None else build_pad(params)
+    build = layout_builder(obj, pad, 0.5 * params.dhat_m)
+    placed, _ = place_open_jaws(obj, grasp.pose(), params, pad, build)
+    check_jaws_close_on_object(obj, placed.jaws[0], pad.outline, placed.open_width_m)
 
 
 def run_trials(
@@ -118,6 +164,8 @@ def run_trials(
     params: SimulationParams,
     spec: TrialSpec,
     on_frame: Callable[[int, Frame], str | None] | None = None,
+    *,
+    pad: PadMesh | None = None,
 ) -> Iterator[TrialResult]:
     """Yield one result per planned trial; a trial that fails never stops the others.
 
@@ -125,7 +173,7 @@ def run_trials(
     that frame: the stopped trial is yielded with that reason and no further trial runs.
     """
     params.validate()
-    pad = build_pad(params)
+    pad = pad if pad is not None else build_pad(params)
     stopped: list[str] = []
     for planned in plan_trials(grasp, spec):
 

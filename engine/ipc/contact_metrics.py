@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.contact_term import ContactTerm
 from engine.ipc.system import OBJECT_OWNER, GraspSystem
-from engine.ipc.terms import ContactTerm
 
 # ContactForces.source: which body pushes the object at a point.
 SOURCE_PAD1, SOURCE_PAD2, SOURCE_GROUND = 0, 1, 2

@@ -12,21 +12,18 @@ vertices are Dirichlet) and is the objective `engine.ipc.newton.newton_solve` mi
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.candidate_cover import CandidateCover
+from engine.ipc.contact_term import ContactTerm
+from engine.ipc.internal_term import FreeInternalLayout, InternalTerm
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
-from engine.ipc.terms import (
-    ActuatorTerm,
-    ContactTerm,
-    FreeInternalLayout,
-    InternalTerm,
-)
+from engine.ipc.terms import Assembly, Term
 
 # ipctk caps the barrier stiffness at 100x its mass-based minimum. A 20 N squeeze that ends on a
 # few pad-edge contacts of a 3 g object needs more: at that cap a contact pair sat ~2e-11 m
@@ -78,61 +75,54 @@ class ReducedHessian:
 
 
 class IncrementalPotential:
-    """The objective of one time step over the reduced unknowns: internal + contact (+ actuator)
-    terms. Position-driven plates: the free DOFs; force-driven plates: also the closing
-    coordinate, pushed by the actuator term (engine.ipc.reduction)."""
+    """The objective of one time step over the reduced unknowns: the sum of its terms
+    (engine.ipc.terms), the internal term first. Position-driven plates: the free DOFs;
+    force-driven plates: also the closing coordinate (engine.ipc.reduction)."""
 
     def __init__(
         self,
         system: GraspSystem,
-        u_prev: np.ndarray,
-        v_prev: np.ndarray,
+        reduction: Reduction,
+        terms: Sequence[Term],
         h: float,
-        kappa: float,
-        kappa_max: float,
-        dhat: float,
-        mu: float,
-        mu_ground: float,
-        eps_v: float,
-        collisions_prev: ipc.NormalCollisions | None = None,
-        actuator: ActuatorTerm | None = None,
-        cover_prev: CandidateCover | None = None,
+        contact: ContactTerm | None = None,
     ) -> None:
+        """`contact`: the term among `terms` whose barrier stiffness and contact set the step
+        reports (kappa, collisions)."""
         self.system = system
+        self.reduction = reduction
+        self.terms = list(terms)
         self.h = h
-        self.dhat = dhat
-        self.actuator = actuator
+        self.contact = contact
         self._residual_scale: np.ndarray | None = None
-        self.reduction = actuator.reduction if actuator is not None else Reduction(system)
-        self.internal = InternalTerm(system, u_prev, v_prev, h, self.reduction)
-        self.contact = ContactTerm(
-            system, u_prev, h, kappa, kappa_max, dhat, mu, mu_ground, eps_v, collisions_prev,
-            cover_prev,
-        )  # fmt: skip
 
     # --- iterates ------------------------------------------------------------------------------
     def begin(self, u: np.ndarray) -> None:
         """Start a solve at u (intersection-free)."""
-        self.contact.begin(u)
+        for term in self.terms:
+            term.begin(u)
 
     def accept(self, u: np.ndarray) -> bool:
         """u (the last trial evaluated) becomes the iterate; True if the energy's form changed."""
-        return self.contact.accept(u)
+        changed = False
+        for term in self.terms:
+            changed = term.accept(u) or changed
+        return changed
 
     def step(self, u: np.ndarray, du_free: np.ndarray, alpha: float) -> np.ndarray:
         """u moved by alpha times the reduced step."""
-        if self.actuator is None:
+        if not self.reduction.force_driven:
             out = u.copy()
             out[self.system.free] += alpha * du_free
             return out
         return u + alpha * self.reduction.expand(du_free)
 
-    def structure(self) -> tuple[int, bool, float, int]:
+    def structure(self) -> tuple[Hashable, ...]:
         """What a Newton matrix of this step shares with another's that may stand in for it
-        (newton_solve's chord start): the unknowns, the time step (s) and the number of
-        contact pairs at the current iterate (a pair gained or lost changes the matrix)."""
+        (newton_solve's chord start): the unknowns, the time step (s) and what each term's
+        pattern depends on (the number of contact pairs at the current iterate)."""
         r = self.reduction
-        return (r.n, r.force_driven, self.h, len(self.contact.collisions))
+        return (r.n, r.force_driven, self.h, *(t.structure() for t in self.terms))
 
     def residual(self, g: np.ndarray) -> float:
         """Largest force residual (N) in a reduced gradient (the potential is divided by h^2,
@@ -157,36 +147,32 @@ class IncrementalPotential:
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float:
         """Largest step fraction in [0, 1] that every term allows (CCD for contact)."""
         du = self.reduction.expand(du_free)
-        alpha = 1.0
-        if self.actuator is not None:
-            # A jaw pressed by a force is a stiff contact only once it touches: from a light
-            # touch, Newton's model would close it by centimetres and CCD would stop it deep in
-            # the barrier. Closing at most half the barrier zone per iteration keeps it near.
-            ds = abs(float(du_free[self.reduction.s_index]))
-            if ds > 0.5 * self.dhat:
-                alpha = 0.5 * self.dhat / ds
-        return min(alpha, self.internal.max_step(u, du), self.contact.max_step(u, du))
+        return min(1.0, *(t.max_step(u, du_free, du) for t in self.terms))
 
     # --- energy and derivatives ---------------------------------------------------------------
     def energy(self, u: np.ndarray) -> float:
-        """E(u) in J; inf when a pad element is inverted."""
-        e = self.internal.value(u)
-        if not np.isfinite(e):
-            return np.inf
-        if self.actuator is not None:
-            e += self.actuator.value(u)
-        return float(e + self.contact.value(u))
+        """E(u) in J: inf where a term is not admissible (an inverted pad element), and the
+        terms after it are not evaluated (the contact term's value builds a contact set); NaN
+        where a term is undefined (a barrier of stiffness 0 at a contact), which Newton reports
+        instead of taking it for a minimum."""
+        e = 0.0
+        for term in self.terms:
+            e += term.value(u)
+            if e == np.inf:
+                return np.inf
+        return float(e)
 
     def gradient(self, u: np.ndarray) -> np.ndarray:
         """Reduced gradient at the current iterate u."""
-        r = self.reduction
-        g = r.restrict(self.internal.gradient(u)) + r.jacobian_t @ self.contact.gradient(u)
-        if self.actuator is not None:
-            g[r.s_index] += self.actuator.reduced_gradient(u)
-        return g
+        out = Assembly(self.reduction)
+        for term in self.terms:
+            term.add_gradient(u, out)
+        if out.gradient is None:
+            raise ValueError("a potential needs at least one term")
+        return out.gradient
 
     def gradient_hessian(self, u: np.ndarray, project: bool) -> tuple[np.ndarray, ReducedHessian]:
-        """Free-DOF gradient and Hessian at the current iterate u.
+        """Reduced gradient and Hessian at the current iterate u.
 
         The pads' element blocks and the contact blocks are PSD-projected only when `project`:
         the exact sum is usually still positive definite (the pads are held by their glued
@@ -194,26 +180,25 @@ class IncrementalPotential:
         and skipping the projections (an SVD per tet, ipctk's per-pair eigen-projection) saves
         most of their cost. Newton projects when the exact matrix does not factorize.
         """
-        r = self.reduction
-        g_int, data = self.internal.gradient_hessian(u, project)
-        g_c, h_c = self.contact.gradient_hessian(u, project)
-        g = r.restrict(g_int) + r.jacobian_t @ g_c
-        if self.actuator is not None:
-            g[r.s_index] += self.actuator.reduced_gradient(u)
-            # The closing coordinate's diagonal entry is in the internal pattern (the glued
-            # vertices' mass, FreeInternalLayout): the actuator's curvature is added there.
-            data[self.internal.layout.diagonal_slot(r.s_index)] += self.actuator.reduced_hessian(u)
-        return g, ReducedHessian(data, self.internal.layout, h_c, r)
+        out = Assembly(self.reduction)
+        for term in self.terms:
+            term.add_gradient_hessian(u, project, out)
+        if out.gradient is None or out.layout is None or out.internal_data is None:
+            raise ValueError("a potential's first term must be its InternalTerm")
+        hessian = ReducedHessian(
+            out.internal_data, out.layout, out.collision_hessian, self.reduction
+        )
+        return out.gradient, hessian
 
     @property
     def kappa(self) -> float:
         """The barrier stiffness in effect."""
-        return self.contact.kappa
+        return self.contact.kappa if self.contact is not None else 0.0
 
     @property
     def collisions(self) -> ipc.NormalCollisions:
         """The contact set at the current iterate."""
-        return self.contact.collisions
+        return self.contact.collisions if self.contact is not None else ipc.NormalCollisions()
 
 
 def initial_kappa(

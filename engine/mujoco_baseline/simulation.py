@@ -26,21 +26,23 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Generator
 
 import numpy as np
 
-from engine.errors import GraspError, IpcGraspError
+from engine.errors import GraspError
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.placement_checks import check_open_jaws_clear_ground
 from engine.grasp.squeeze_rules import JAWS_CLOSED
 from engine.grasp.trial_plan import PlannedTrial, TrialSpec, plan_trials
+from engine.grasp.trials import OnFrame, drive_trial
 from engine.gripper.jaws import place_jaws
-from engine.gripper.pad_geometry import PadOutline, pad_outline
+from engine.gripper.pad_geometry import pad_outline
 from engine.mujoco_baseline import contact
 from engine.mujoco_baseline.gripper import GripperSpec, gripper_for
+from engine.mujoco_baseline.jaw_contacts import JawContact, grip_force, jaw_contacts, jaw_prism
 from engine.mujoco_baseline.model import (
     SceneKey,
     SceneModel,
@@ -54,71 +56,9 @@ from engine.scene.resting import RestingObject
 log = logging.getLogger(__name__)
 
 MODEL_NAME = "mujoco"
-INVALID_PERTURBED_GRASP = "invalid perturbed grasp"  # engine.grasp.trials' reason, same text
 CANCELLED = "cancelled"
 SQUEEZE_FORCE_FRACTION = 0.98  # the squeeze ends when both pads push with this fraction of F
 SETTLED_SPEED_M_S = 1e-3  # ... and the jaws and the object move slower than this
-_AREA_GRID = (24, 16)  # rays cast from each pad face to measure its contact area
-
-OnFrame = Callable[[Frame], str | None]
-
-
-@dataclass(frozen=True)
-class JawContact:
-    """One jaw's view of the object along its closing direction at the open pose."""
-
-    gap_m: float  # closing travel to first touch (inf: the jaw misses)
-    area_m2: float  # pad area whose ray meets the object within one pad thickness of first touch
-
-
-def jaw_contacts(
-    obj: RestingObject, pose: np.ndarray, outline: PadOutline, open_width_m: float
-) -> tuple[JawContact, JawContact]:
-    """Each jaw's gap to the object and contact area, by rays from its open contact face."""
-    import trimesh
-
-    poly = np.asarray(outline.polygon, dtype=float)
-    lo, hi = poly.min(axis=0), poly.max(axis=0)
-    a, b = np.meshgrid(
-        np.linspace(lo[0], hi[0], _AREA_GRID[0]), np.linspace(lo[1], hi[1], _AREA_GRID[1])
-    )
-    pts = np.column_stack([a.ravel(), b.ravel()])
-    inside = _inside_polygon(pts, poly)
-    pts = pts[inside]
-    mesh = trimesh.Trimesh(np.asarray(obj.vertices), np.asarray(obj.faces), process=False)
-    out = []
-    for jaw in place_jaws(pose, open_width_m):
-        origins = jaw.to_world(np.column_stack([pts, np.zeros(len(pts))]))
-        dirs = np.tile(jaw.normal, (len(origins), 1))
-        locs, rays, _ = mesh.ray.intersects_location(origins, dirs, multiple_hits=False)
-        dist = np.full(len(origins), math.inf)
-        if len(rays):
-            d = np.einsum("ij,ij->i", locs - origins[rays], dirs[rays])
-            np.minimum.at(dist, rays, d)
-        reach = dist[np.isfinite(dist) & (dist <= open_width_m)]
-        if not len(reach):
-            out.append(JawContact(math.inf, 0.0))
-            continue
-        gap = float(reach.min())
-        share = float(np.count_nonzero(reach <= gap + outline.thickness_m)) / len(pts)
-        out.append(JawContact(gap, share * outline.area_m2))
-    return out[0], out[1]
-
-
-def grip_force(params: SimulationParams, mj: MujocoParams, pad_stiffness_n_m: float) -> float:
-    """F: --mj-grip-force, else the IPC squeeze stop's force, or sqrt(2 k Psi_th) for a Psi stop."""
-    if mj.grip_force_n is not None:
-        return mj.grip_force_n
-    stop = getattr(params, "squeeze_stop", None)  # the IPC simulator's stop rule, when it has one
-    if callable(stop):
-        kind, value = stop()
-    elif params.squeeze_force_n is not None:
-        kind, value = "force", params.squeeze_force_n
-    else:
-        kind, value = "psi", params.psi_th_j
-    if kind == "force":
-        return float(value)
-    return contact.grip_force_from_psi(float(value), pad_stiffness_n_m)
 
 
 class MujocoTrial:
@@ -180,14 +120,10 @@ class MujocoTrial:
 
     # --- set-up ----------------------------------------------------------------------------
     def _check_ground(self) -> None:
-        for jaw in place_jaws(self.pose, self.params.open_width_m):
-            pts = jaw.to_world(_prism(self.outline))
-            low = float(pts[:, 2].min())
-            if low <= 0.0:
-                raise GraspError(
-                    f"the open jaws reach {low * 1e3:.1f} mm below the ground plane; raise the "
-                    f"grasp centre by at least {-low * 1e3 + 1:.0f} mm or tilt the approach"
-                )
+        jaws = place_jaws(self.pose, self.params.open_width_m)
+        check_open_jaws_clear_ground(
+            (jaws[0].to_world(jaw_prism(self.outline)), jaws[1].to_world(jaw_prism(self.outline)))
+        )
 
     def _opening(self) -> tuple[float, tuple[JawContact, JawContact]]:
         """Extra opening (m) that clears the object (IPC's auto-open) and the jaws' contacts."""
@@ -216,7 +152,7 @@ class MujocoTrial:
         mesh = trimesh.Trimesh(
             np.asarray(self.obj.vertices), np.asarray(self.obj.faces), process=False
         )
-        pts = np.vstack([j.to_world(_prism(self.outline)) for j in place_jaws(self.pose, width)])
+        pts = np.vstack([j.to_world(jaw_prism(self.outline)) for j in place_jaws(self.pose, width)])
         return bool(np.any(mesh.contains(pts)))
 
     def _reset(self) -> None:
@@ -287,7 +223,7 @@ class MujocoTrial:
 
     def _pad_world(self, k: int) -> np.ndarray:
         d, b = self.data, self.scene.pad_bodies[k]
-        pts = self.pad_points if self.pad_points is not None else _prism(self.outline)
+        pts = self.pad_points if self.pad_points is not None else jaw_prism(self.outline)
         return np.asarray(pts) @ np.asarray(d.xmat[b]).reshape(3, 3).T + d.xpos[b]
 
     def _settled(self) -> bool:
@@ -377,20 +313,37 @@ class MujocoTrial:
         self._iterations += int(d.solver_niter[0])
 
     def _run(self) -> Generator[Frame, None, None]:
-        p, mj, r = self.params, self.mj, self.result
         self._reset()
         self._iterations = 0
-        h = mj.time_step_s
-        per_frame = max(1, round(mj.frame_interval_s / h))
+        self._index = 0
+        h = self.mj.time_step_s
+        self._per_frame = max(1, round(self.mj.frame_interval_s / h))
+        # How far past the contact the servo targets lead the jaws.
+        self._lead = self.force_n / self.scene.model.actuator_gainprm[0, 0] * 2.0
+        squeezed = yield from self._squeeze()
+        if not squeezed:
+            return
+        for k in range(2):  # keep pressing with F
+            self.data.ctrl[k] = float(self.data.qpos[self.scene.pad_qpos[k]]) + self._lead
+        lift0 = float(self.data.qpos[self.scene.lift_qpos])
+        yield from self._lift(lift0)
+        self._judge(lift0)
+
+    def _emit(self, phase: str, c: dict[str, object]) -> Frame:
+        frame = self._frame(phase, c, self._index)
+        self._index += 1
+        return frame
+
+    def _squeeze(self) -> Generator[Frame, None, bool]:
+        """Close with the force-limited servos until both pads press with the grip force and
+        everything has settled; False when the trial ends here (the reason set)."""
+        p, r, h = self.params, self.result, self.mj.time_step_s
         close_step = p.closing_speed_m_s * h
-        lead = self.force_n / self.scene.model.actuator_gainprm[0, 0] * 2.0  # past the contact
         max_travel = 0.5 * (p.open_width_m + self.extra_open_m)
-        index = 0
         target = -0.5 * self.extra_open_m
         # Squeeze: time to close the whole stroke and settle, at most.
         squeeze_steps = math.ceil((max_travel / p.closing_speed_m_s + 1.0) / h)
         c = self._contacts()
-        squeezed = False
         for step in range(1, squeeze_steps + 1):
             force = c["force"]
             assert isinstance(force, list)
@@ -399,7 +352,7 @@ class MujocoTrial:
                 # where the jaw is (so the force limit, not the target, decides the grip).
                 for k in range(2):
                     q = float(self.data.qpos[self.scene.pad_qpos[k]])
-                    self.data.ctrl[k] = min(target + close_step, q + lead)
+                    self.data.ctrl[k] = min(target + close_step, q + self._lead)
                 target = float(max(self.data.ctrl[0], self.data.ctrl[1]))
             self._step(0.0)
             c = self._contacts()
@@ -415,35 +368,33 @@ class MujocoTrial:
                 and min(touch) > 0
                 and self._settled()
             )
-            if step % per_frame == 0 or done:
-                frame = self._frame("squeeze", c, index)
-                index += 1
-                yield frame
+            if step % self._per_frame == 0 or done:
+                yield self._emit("squeeze", c)
             if done:
-                squeezed = True
-                break
+                self._record_squeeze(force)
+                return True
             if int(c["pad_pad"]) > 0 and min(touch) == 0:  # type: ignore[call-overload]
                 r.reason = JAWS_CLOSED
-                return
+                return False
             if self._travel() >= max_travel - 1e-6:
                 r.reason = "jaws closed completely without reaching the squeeze threshold"
-                return
-        if not squeezed:
-            r.reason = "the squeeze did not reach the grip force"
-            return
-        force = c["force"]
-        assert isinstance(force, list)
+                return False
+        r.reason = "the squeeze did not reach the grip force"
+        return False
+
+    def _record_squeeze(self, force: list[float]) -> None:
+        r = self.result
         r.grip_force1_n, r.grip_force2_n = force
         r.psi1_j, r.psi2_j = (
             f * f / (2.0 * st.pad_stiffness_n_m)
             for f, st in zip(force, self.stiffness, strict=True)
         )
         r.squeeze_balanced = True
-        for k in range(2):  # keep pressing with F
-            self.data.ctrl[k] = float(self.data.qpos[self.scene.pad_qpos[k]]) + lead
-        # Lift and hold.
+
+    def _lift(self, lift0: float) -> Generator[Frame, None, None]:
+        """Lift (after the ramp, at the lift speed) to the lift height, then hold."""
+        p, h = self.params, self.mj.time_step_s
         z0 = self._object_min_z()
-        lift0 = float(self.data.qpos[self.scene.lift_qpos])
         max_lift = p.lift_height_m + p.slip_tolerance_m
         ramp = p.lift_ramp_s
         phase, t_lift, hold_left = "lift", 0.0, round(p.hold_time_s / h)
@@ -469,13 +420,14 @@ class MujocoTrial:
             else:
                 hold_left -= 1
                 end = hold_left <= 0
-            if step % per_frame == 0 or end:
-                c = self._contacts()
-                frame = self._frame(phase, c, index)
-                index += 1
-                yield frame
+            if step % self._per_frame == 0 or end:
+                yield self._emit(phase, self._contacts())
             if end:
                 break
+
+    def _judge(self, lift0: float) -> None:
+        """The outcome by the IPC simulator's success test."""
+        p, r = self.params, self.result
         c = self._contacts()
         touch = c["touch"]
         assert isinstance(touch, list)
@@ -500,28 +452,6 @@ class MujocoTrial:
             r.reason = "object still touches the ground"
 
 
-def _prism(outline: PadOutline) -> np.ndarray:
-    poly = np.asarray(outline.polygon, dtype=float)
-    return np.vstack(
-        [
-            np.column_stack([poly, np.zeros(len(poly))]),
-            np.column_stack([poly, np.full(len(poly), -outline.thickness_m)]),
-        ]
-    )
-
-
-def _inside_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
-    """Even-odd point-in-polygon test for (n,2) points against a (k,2) closed polygon."""
-    x, y = points[:, 0:1], points[:, 1:2]
-    x0, y0 = polygon[:, 0], polygon[:, 1]
-    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
-    crosses = (y0 > y) != (y1 > y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        xi = x0 + (y - y0) * (x1 - x0) / (y1 - y0)
-    result: np.ndarray = np.logical_and(crosses, x < xi).sum(axis=1) % 2 == 1
-    return result
-
-
 def run_mujoco_trial(
     obj: RestingObject,
     trial: PlannedTrial,
@@ -537,8 +467,9 @@ def run_mujoco_trial(
     A perturbed pose that cannot be executed is a failed trial ("invalid perturbed grasp"); the
     nominal pose raises GraspError instead. `on_frame` may return a reason to stop.
     """
-    try:
-        sim = MujocoTrial(
+
+    def build() -> MujocoTrial:
+        return MujocoTrial(
             obj,
             trial.pose,
             params,
@@ -548,32 +479,8 @@ def run_mujoco_trial(
             perturbation=trial.perturbation_dict,
             pad_points=pad_points,
         )
-    except IpcGraspError as exc:
-        if trial.perturbation is None:
-            raise
-        return TrialResult(
-            trial=trial.index,
-            success=False,
-            reason=INVALID_PERTURBED_GRASP,
-            error=str(exc),
-            perturbation=trial.perturbation_dict,
-        )
-    gen = sim.frames()
-    for frame in gen:
-        stop = on_frame(frame) if on_frame is not None else None
-        if stop:
-            gen.close()
-            sim.result.success = False
-            sim.result.reason = str(stop)
-            break
-    log.info(
-        "mujoco trial %d: %s (%s) in %.3f s",
-        trial.index,
-        "success" if sim.result.success else "fail",
-        sim.result.reason,
-        sim.result.wall_time_s,
-    )
-    return sim.result
+
+    return drive_trial(build, trial, on_frame, label="mujoco trial")
 
 
 def run_mujoco_trials(

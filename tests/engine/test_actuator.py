@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.ipc.terms import SERVO_LAG_M, ActuatorTerm
+from engine.ipc.actuator_term import SERVO_LAG_M, ActuatorTerm
 
 H = 0.01
 FINGER_KG = 0.02

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.terms import ContactTerm
+from engine.ipc.contact_term import ContactTerm
 
 pytestmark = pytest.mark.slow
 

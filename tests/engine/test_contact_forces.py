@@ -45,7 +45,7 @@ def run():
     params = SimulationParams.for_gripper("yumi")
     pad = build_pad(params)
     sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
-    out = [(frame, sim._state) for frame in sim.frames()]
+    out = [(frame, sim.stepper.state) for frame in sim.frames()]
     assert sim.result.success, sim.result.reason
     return sim, out
 

@@ -18,7 +18,7 @@ from engine.grasp.simulation import GraspSimulation
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER
-from engine.ipc.terms import FreeInternalLayout
+from engine.ipc.internal_term import FreeInternalLayout
 from tests.conftest import yumi_cube_simulation
 
 
@@ -113,14 +113,15 @@ def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
         x = x0.copy()
         x[pad0] += np.outer(gap - left + lean - lean.max(), normal) + sideways * side
         full = ipc.minimum_distance(ipc.collisions_within(mesh, x[rows], radius), mesh, x[rows])
-        assert sim._closest_gap(x, [(0, OBJECT_OWNER)], radius) == full
+        dhat = sim.params.dhat_m
+        assert s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0], dhat) == full
         assert full <= radius
 
 
 def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
     """FreeInternalLayout.with_mass keeps the pattern and swaps M / h^2 (exactly)."""
     s = sim.system
-    reduction = Reduction(s, sim._close_dir)
+    reduction = Reduction(s, sim.stepper.close_dir)
     base = FreeInternalLayout(s, s.mass / 0.01**2, reduction)
     for h in (0.02, 0.04, 0.005):
         fresh = FreeInternalLayout(s, s.mass / h**2, reduction)
@@ -135,13 +136,13 @@ def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole
     sim, monkeypatch
 ):
     """Bodies at least delta + 0.9 dhat apart along the closing axis (2 delta with a pushing
-    pad) leave room for the whole increment delta: GraspSimulation._approach_limit then returns
+    pad) leave room for the whole increment delta: GraspSimulation.approach_limit then returns
     delta without its closest-gap query, and everywhere it equals that query's answer."""
     s, x0, _, _, pad0, normal, gap = _pad0_facing_the_cube(sim)
     dhat = sim.params.dhat_m
-    real_gap = sim._closest_gap
+    real_gap = s.closest_gap
     queries = []
-    monkeypatch.setattr(sim, "_closest_gap", lambda *a: queries.append(1) or real_gap(*a))
+    monkeypatch.setattr(s, "closest_gap", lambda *a: queries.append(1) or real_gap(*a))
     skipped = 0
     # 4.085 and 1.085 mm: within 0.05 dhat of where the shortcut starts for 4 and 1 mm.
     for left in (9e-3, 4.5e-3, 4.085e-3, 4e-3, 2e-3, 1.085e-3, 2e-4):
@@ -153,18 +154,19 @@ def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole
             pairs += [] if any(touching) else [(0, 1)]
             share = 0.5 if any(touching) else 1.0
             for delta in (4e-3, 1e-3, 5e-5):
-                expected = min(delta, share * (real_gap(x, pairs, 2 * delta + dhat) - 0.9 * dhat))
+                room = real_gap(x, pairs, 2 * delta + dhat, sim.normals[0], dhat)
+                expected = min(delta, share * (room - 0.9 * dhat))
                 queries.clear()
-                assert sim._approach_limit(delta, touching) == expected
+                assert sim.approach_limit(delta, touching) == expected
                 skipped += not queries
     assert skipped >= 5
 
 
 def test_the_box_tests_kernels_equal_their_numpy_statements() -> None:
-    # The same law in one pass (engine.ipc.system._boxes_apart) and with an early exit
+    # The same law in one pass (engine.ipc.collision_layout._boxes_apart) and with an early exit
     # (candidate_cover._inside): equal answers to the numpy formulas they replaced.
     from engine.ipc.candidate_cover import _inside
-    from engine.ipc.system import _boxes_apart
+    from engine.ipc.collision_layout import _boxes_apart
 
     rng = np.random.default_rng(3)
     for _ in range(300):

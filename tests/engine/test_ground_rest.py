@@ -29,7 +29,7 @@ def _ground_force_on_object(sim: GraspSimulation, u: np.ndarray) -> float:
     dhat = sim.params.dhat_m
     mesh = s.ground_mesh
     pairs = ipc.active_collisions(mesh, x, dhat)
-    g = ipc.barrier(dhat, sim._state.kappa).gradient(pairs, mesh, x).reshape(-1, 3)
+    g = ipc.barrier(dhat, sim.stepper.state.kappa).gradient(pairs, mesh, x).reshape(-1, 3)
     return float(-g[s.object_rows, 2].sum())
 
 
@@ -37,9 +37,9 @@ def _ground_force_on_object(sim: GraspSimulation, u: np.ndarray) -> float:
 def test_the_ground_barrier_carries_the_resting_objects_weight(vertices):
     sim = _cube_simulation(vertices)
     weight = GRAVITY_M_S2 * sim.system.object.mass_kg
-    assert _ground_force_on_object(sim, sim._state.u) == pytest.approx(weight, rel=1e-3)
+    assert _ground_force_on_object(sim, sim.stepper.state.u) == pytest.approx(weight, rel=1e-3)
     # Inside the barrier's layer, and not at dhat/2, where it was put before.
-    z = sim.system.collision_vertices(sim._state.u)[sim.system.object_rows, 2].min()
+    z = sim.system.collision_vertices(sim.stepper.state.u)[sim.system.object_rows, 2].min()
     assert 0.0 < z < sim.params.dhat_m
     # At dhat/2 the barrier pushed with several times the weight (6x on 8 vertices, 37x on 98).
     assert _ground_force_on_object(sim, sim.system.u_initial) > 5 * weight
@@ -49,7 +49,7 @@ def test_the_first_steps_before_a_pad_touches_leave_the_object_in_place():
     sim = _cube_simulation(98)
     dhat = sim.params.dhat_m
     # A frame's object pose is relative to the rested object (its lowest point on z = 0).
-    start = sim.system.collision_vertices(sim._state.u)[sim.system.object_rows, 2].min()
+    start = sim.system.collision_vertices(sim.stepper.state.u)[sim.system.object_rows, 2].min()
     frames = sim.frames()
     for _ in range(3):  # free-flight closing steps: the pads are centimetres away
         frame = next(frames)

@@ -17,6 +17,7 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.ipc.stepper import StepCommand
 from engine.grasp.trials import TrialSpec, plan_trials, run_trial, run_trials
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh
 from engine.scene.resting import rest_object
@@ -215,7 +216,7 @@ def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatc
     must still let the ground's barrier carry the 3 g cube (ipctk only ever doubles kappa, so
     a state with kappa 0 would let the object sink through the barrier zone for the rest of
     the trial; it did, with Newton stalling on CCD, before this was fixed)."""
-    real = GraspSimulation._grip
+    real = GraspSimulation.grip
     calls = []
 
     def first_step_overshoots(self, st):
@@ -224,7 +225,7 @@ def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatc
             return (100.0, 100.0), (1, 1), 0.0  # 100 N, far above the window: rolled back
         return real(self, st)
 
-    monkeypatch.setattr(GraspSimulation, "_grip", first_step_overshoots)
+    monkeypatch.setattr(GraspSimulation, "grip", first_step_overshoots)
     params = SimulationParams(squeeze_force_n=0.2)
     obj = _cube()
     pad = build_pad(params)
@@ -246,6 +247,6 @@ def test_newton_reports_an_undefined_energy_instead_of_converging():
     obj = _cube()
     pad = build_pad(params)
     sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
-    sim._state.kappa = 0.0
+    sim.stepper.state.kappa = 0.0
     with pytest.raises(SolverError, match="not a number"):
-        sim._step(1e-4, 0.0)
+        sim.stepper.step(StepCommand(travel_m=1e-4))

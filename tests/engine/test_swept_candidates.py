@@ -13,7 +13,7 @@ import pytest
 
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.candidate_cover import CandidateCover
-from engine.ipc.terms import ContactTerm
+from engine.ipc.contact_term import ContactTerm
 
 DHAT = 1e-4
 

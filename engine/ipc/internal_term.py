@@ -1,0 +1,222 @@
+"""The internal energy of one implicit-Euler time step: inertia 1/(2h^2) |u - u_hat|_M^2, gravity
+-f_g . u, the pads' Neo-Hookean energy and the object's affine orthogonality energy (J, divided
+by h^2). Smooth and unconstrained (max step 1); its Hessian has a fixed pattern on the reduced
+unknowns (FreeInternalLayout), the base every other term's Hessian is added to.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from engine.fem.neohookean import elastic_energy, elastic_gradient
+from engine.ipc.affine_body import (
+    orthogonality_energy,
+    orthogonality_gradient,
+    orthogonality_gradient_hessian,
+)
+from engine.ipc.newton import upper_entries
+from engine.ipc.reduction import Reduction
+from engine.ipc.system import GraspSystem
+from engine.ipc.terms import Assembly
+
+
+class FreeInternalLayout:
+    """Fixed CSR pattern of the internal (inertia + elastic + orthogonality) Hessian on the
+    reduced unknowns (engine.ipc.reduction): H_z = P^T H P.
+
+    The pads' element assembly has a fixed pattern, so the reduced matrix is a gather of the
+    assembled data: one bincount per Newton iteration instead of sparse slicing and sums. Each
+    full DOF maps to one unknown with a weight (1 for a free DOF, the closing direction for a
+    glued vertex of force-driven plates) or to none (prescribed).
+    """
+
+    def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix, reduction: Reduction) -> None:
+        rows, cols = [], []
+        for blk in system.pads:
+            m = blk.assembler.assemble(np.zeros((len(blk.rest.tets), 12, 12))).tocoo()
+            rows.append(m.row + blk.dof.start)
+            cols.append(m.col + blk.dof.start)
+        r, c = np.meshgrid(np.arange(12), np.arange(12), indexing="ij")
+        rows.append(r.ravel() + system.obj_dof.start)
+        cols.append(c.ravel() + system.obj_dof.start)
+        mass = mass_h2.tocoo()
+        rows.append(mass.row)
+        cols.append(mass.col)
+        n_var = sum(len(x) for x in rows[:-1])
+        index, weight = reduction.index, reduction.weight
+        nz = reduction.n
+        all_rows, all_cols = np.concatenate(rows), np.concatenate(cols)
+        rr, cc = index[all_rows], index[all_cols]
+        keep = (rr >= 0) & (cc >= 0)
+        keys, target = np.unique(rr[keep] * nz + cc[keep], return_inverse=True)
+        self.n_free = nz
+        self.nnz = len(keys)
+        self._indices = (keys % nz).astype(np.int32)
+        self._indptr = np.searchsorted(keys // nz, np.arange(nz + 1)).astype(np.int32)
+        keep_var = keep[:n_var]
+        n_kept_var = int(keep_var.sum())
+        w = (weight[all_rows] * weight[all_cols])[keep]
+        # Per variable entry (pads' data, then the object's 12x12): its slot (-1: dropped) and
+        # weight (1 for free DOFs; the closing direction's for glued vertices).
+        self._target_var = np.full(n_var, -1, dtype=np.int64)
+        self._target_var[keep_var] = target[:n_kept_var]
+        self._weight_var = np.zeros(n_var)
+        self._weight_var[keep_var] = w[:n_kept_var]
+        # The mass term's entries: which of mass_h2's COO entries are kept, their slots and
+        # weights (with_mass rescales the layout to another time step from them).
+        self._mass_keep, self._mass_target, self._mass_w = (
+            keep[n_var:],
+            target[n_kept_var:],
+            w[n_kept_var:],
+        )
+        self._mass_data = self._mass_data_of(mass_h2)
+        # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
+        self.upper_index, self.upper_keys = upper_entries(self._indptr, self._indices, nz)
+
+    def _mass_data_of(self, mass_h2: sp.csr_matrix) -> np.ndarray:
+        mass_w = mass_h2.tocoo().data[self._mass_keep] * self._mass_w
+        return np.bincount(self._mass_target, weights=mass_w, minlength=self.nnz)
+
+    def with_mass(self, mass_h2: sp.csr_matrix) -> FreeInternalLayout:
+        """This layout for another time step: the same pattern, mass_h2 (M / h^2, of the same
+        structure) in place of its mass term. A longer lift or free-flight step needs no new
+        pattern (a new layout costs ~4 ms)."""
+        other = copy.copy(self)
+        other._mass_data = self._mass_data_of(mass_h2)
+        return other
+
+    def data(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> np.ndarray:
+        """The reduced Hessian's data in this pattern (`with_data` makes it a matrix) from the
+        pads' assembled data and the object's 12x12 block."""
+        values = np.zeros(self.nnz)
+        offset = 0
+        for data in (*pad_data, object_block.ravel()):
+            _gather_add(values, data, self._target_var, self._weight_var, offset)
+            offset += len(data)
+        values += self._mass_data
+        return values
+
+    def with_data(self, values: np.ndarray) -> sp.csr_matrix:
+        """The CSR matrix of this pattern holding `values` (not copied)."""
+        return sp.csr_matrix(
+            (values, self._indices, self._indptr), shape=(self.n_free, self.n_free), copy=False
+        )
+
+    def diagonal_slot(self, k: int) -> int:
+        """Index in the pattern's data of the diagonal entry (k, k); every unknown has one
+        (its mass, or the glued vertices' mass for the closing coordinate)."""
+        lo, hi = self._indptr[k], self._indptr[k + 1]
+        slot = lo + int(np.searchsorted(self._indices[lo:hi], k))
+        if not (slot < hi and self._indices[slot] == k):
+            raise ValueError(f"unknown {k} has no diagonal entry in the internal pattern")
+        return slot
+
+
+@njit(cache=True)
+def _gather_add(
+    out: np.ndarray, data: np.ndarray, target: np.ndarray, weight: np.ndarray, offset: int
+) -> None:
+    # out[target[offset + i]] += weight[offset + i] data[i], in order (as a bincount sums).
+    for i in range(len(data)):
+        t = target[offset + i]
+        if t >= 0:
+            out[t] += data[i] * weight[offset + i]
+
+
+class InternalTerm:
+    """Inertia, gravity, pad elasticity and object orthogonality of one step (J, divided by h^2)."""
+
+    def __init__(
+        self,
+        system: GraspSystem,
+        u_prev: np.ndarray,
+        v_prev: np.ndarray,
+        h: float,
+        reduction: Reduction | None = None,
+    ) -> None:
+        self.system = system
+        self.h = h
+        self.u_hat = u_prev + h * v_prev
+        self.mass_h2 = system.mass / (h * h)
+        self.reduction = reduction if reduction is not None else Reduction(system)
+        cache = system.__dict__.setdefault("_free_layouts", {})
+        key = (h, self.reduction.force_driven)
+        if key not in cache:
+            same = [v for (_, driven), v in cache.items() if driven == key[1]]
+            cache[key] = (
+                same[0].with_mass(self.mass_h2)
+                if same
+                else FreeInternalLayout(system, self.mass_h2, self.reduction)
+            )
+        self.layout: FreeInternalLayout = cache[key]
+        self.k_ortho_volume = system.object.stiffness_pa * system.object.volume_m3
+
+    def value(self, u: np.ndarray) -> float:
+        """The energy (J); inf when a pad element is inverted."""
+        s = self.system
+        du = u - self.u_hat
+        e = 0.5 * float(du @ (self.mass_h2 @ du)) - float(s.gravity_force @ u)
+        for k, blk in enumerate(s.pads):
+            e += elastic_energy(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+        e += orthogonality_energy(s.object_state(u), self.k_ortho_volume)
+        # An inverted element's energy is inf or NaN: either way the state is inadmissible.
+        return e if np.isfinite(e) else np.inf
+
+    def gradient(self, u: np.ndarray) -> np.ndarray:
+        """Gradient over all DOFs (N, or N m for the object's affine DOFs)."""
+        s = self.system
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        for k, blk in enumerate(s.pads):
+            _, ge = elastic_gradient(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
+            g[blk.dof] += ge
+        g[s.obj_dof] += orthogonality_gradient(s.object_state(u), self.k_ortho_volume)
+        return g
+
+    def gradient_hessian(
+        self, u: np.ndarray, project: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient over all DOFs and the Hessian over the reduced unknowns as its data in
+        `self.layout`'s pattern; with `project` each pad element's block and the object's
+        orthogonality block are PSD-projected, else exact. A pad tet whose deformation moved by
+        at most 1e-3 since its block was computed keeps that block
+        (engine.fem.element_hessian_cache); the gradient is always exact."""
+        s = self.system
+        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        pad_data = []
+        for k, blk in enumerate(s.pads):
+            _, ge, data = blk.hessians.energy_gradient_data(s.pad_positions(u, k), project)
+            g[blk.dof] += ge
+            pad_data.append(data)
+        _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume, project)
+        g[s.obj_dof] += go
+        return g, self.layout.data(pad_data, ho)
+
+    # --- the Term protocol (engine.ipc.terms) ------------------------------------------------
+    def add_gradient(self, u: np.ndarray, out: Assembly) -> None:
+        """Add the gradient at u to `out`."""
+        out.add_full_gradient(self.gradient(u))
+
+    def add_gradient_hessian(self, u: np.ndarray, project: bool, out: Assembly) -> None:
+        """Add the gradient at u and set the Hessian's fixed pattern and data in `out`."""
+        g, data = self.gradient_hessian(u, project)
+        out.add_full_gradient(g)
+        out.set_internal(self.layout, data)
+
+    def max_step(self, u: np.ndarray, du_free: np.ndarray, du: np.ndarray) -> float:
+        """No constraint: the full step is allowed (inversions show up as infinite energy)."""
+        return 1.0
+
+    def begin(self, u: np.ndarray) -> None:
+        """Nothing to prepare: the term has no state that depends on the iterate."""
+
+    def accept(self, u: np.ndarray) -> bool:
+        """Its form never changes."""
+        return False
+
+    def structure(self) -> None:
+        """A fixed pattern."""
+        return None
