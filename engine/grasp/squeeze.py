@@ -22,6 +22,7 @@ import numpy as np
 from engine.errors import SolverError
 from engine.grasp.frames import Frame
 from engine.grasp.squeeze_rules import (
+    FORCE_STOP_TOL,
     JAWS_CLOSED,
     force_stop_reached,
     jaws_rest_on_each_other,
@@ -46,6 +47,14 @@ FREE_FLIGHT_STEPS = 8
 PUSH_STEPS = 2
 # Where the squeeze goes after a frame: on (None), or end with the last summary, or end without.
 _GO_ON = "go on"
+# A pad pushing the object alone whose jaws stand still at the gripper's force for this many
+# steps has pinned it (against the ground, braced on an edge): the gripper stalls there.
+STALL_STEPS = 10
+# A squeeze ends within the time the jaws take to close their whole opening at their closing
+# speed, plus this long to settle (s); the real gripper would have stopped by then.
+SQUEEZE_SETTLE_S = 1.0
+ONE_PAD_STALLED = "only one pad reached the object"
+SQUEEZE_TIMED_OUT = "the squeeze did not reach its stop in time"
 
 
 @dataclass(frozen=True)
@@ -83,26 +92,37 @@ class Squeeze:
         self.q_prev = 0.0  # stop quantity of the previous frame, 0 until both pads touch
         self.unbalanced = 0
         self.touching = (False, False)
-        # A force-controlled gripper (hold="force") closes on position until both pads touch,
-        # then as a force-limited servo: the jaws follow the same closing increments but push
-        # with at most force_cap (the force stop, or the gripper's maximum for a Psi stop), so
-        # the squeeze can never overshoot the force. The paper's position-driven jaws
-        # (hold="position") keep closing on position throughout.
+        # A force-controlled gripper (hold="force") closes as a force-limited servo: the jaws
+        # follow the closing increments but each pad pushes with at most force_cap (the force
+        # stop, or the gripper's maximum for a Psi stop), as the coupled fingers of a
+        # current-limited gripper do, so no pad ever presses harder than the gripper can, even
+        # one that pins the object against the ground before the other arrives. Until both pads
+        # touch, a step on position presses with the same force whenever that force stays below
+        # the cap (a pad pushing an object along the ground: the same states, fewer Newton
+        # iterations); a step that would press harder is taken again force-limited, and so are
+        # all after it. The paper's position-driven jaws (hold="position") keep closing on
+        # position throughout.
         self.force_drive = p.hold == "force"
         self.force_cap = p.squeeze_force_cap_n
         self.settled_steps = 0
+        self.stalled_steps = 0
+        self.servo_push = False  # force-limited before both pads touch (see above)
         self.blocked_before = False
+        self.time_limit_s = self.max_travel / p.closing_speed_m_s + SQUEEZE_SETTLE_S
 
     def run(self) -> Generator[Frame, None, ContactSummary | None]:
         """Close until the stop; returns the last summary (None: the trial ended here)."""
         sim, p = self.sim, self.p
         for _ in range(p.max_steps):
             st = sim.stepper.state
+            if st.time_s > self.time_limit_s:
+                self._timed_out()
+                return None
             h = self._size_step(st)
             if h is None:
                 sim.result.reason = "jaws closed completely without reaching the squeeze threshold"
                 return None
-            servo = self.force_drive and all(self.touching)
+            servo = self.force_drive and (all(self.touching) or self.servo_push)
             try:
                 new, its = sim.stepper.step(self._command(servo, h))
             except StepBlocked as blocked:
@@ -114,6 +134,9 @@ class Squeeze:
             forces, pairs, _ = grip
             energies = forces if self.use_force else sim.stepper.pad_energies(new.u)
             reading = _Reading(forces, stop_quantity(energies, self.use_force), min(pairs) > 0)
+            if self._over_the_cap(servo, reading):
+                self.servo_push = True  # the same step again, force-limited
+                continue
             if reading.q > self.upper and self.delta > self.delta_min:
                 self._roll_back(reading.q)
                 continue
@@ -166,13 +189,30 @@ class Squeeze:
         # turns by the same 4.4 deg in REACH grasp 2 as with single steps).
         return self.sim.approach_limit(PUSH_STEPS * self.delta_max, touching)
 
+    def _over_the_cap(self, servo: bool, reading: _Reading) -> bool:
+        """Whether a position step before both pads grip pressed a pad harder than the
+        gripper's force (a force-controlled gripper cannot)."""
+        if not self.force_drive or servo or reading.gripping:
+            return False
+        return max(reading.forces) > self.force_cap * (1.0 + FORCE_STOP_TOL)
+
     def _command(self, servo: bool, h: float) -> StepCommand:
-        if servo:
+        if servo and all(self.touching):
             return StepCommand(hold_force_n=self.force_cap, servo_travel_m=self.delta)
         # A pad that pushes the object alone carries it along in the initial guess.
         shift = np.zeros(3)
         if self.touching[0] != self.touching[1]:
             shift = self.delta * self.sim.normals[0 if self.touching[0] else 1]
+        if servo:
+            # The actuator's force acts on both fingers' common closing coordinate: with one
+            # pad on the object that pad takes all of it, so half the cap per jaw (the
+            # ActuatorTerm's force is per jaw) presses it with at most force_cap.
+            return StepCommand(
+                hold_force_n=0.5 * self.force_cap,
+                servo_travel_m=self.delta,
+                object_shift=shift,
+                h_s=h,
+            )
         return StepCommand(travel_m=self.delta, object_shift=shift, h_s=h)
 
     def _roll_back(self, q: float) -> None:
@@ -207,6 +247,8 @@ class Squeeze:
         # force has come within FORCE_STOP_TOL of it and the jaws have stopped (closing slower
         # than 1 % of the gripper's speed).
         at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
+        if servo and not gripping:
+            return self._pushing(st, new)
         if servo and self.use_force:
             # The fingers' and pads' momentum can press the contact above the servo's force for
             # a few steps after impact: wait until it has settled within the tolerance (or has
@@ -233,6 +275,47 @@ class Squeeze:
             self._next_increment(q, gripping)
         self.q_prev = q
         return _GO_ON
+
+    def _pushing(self, st: StepState, new: StepState) -> str:
+        """One pad pushes the object with at most the gripper's force until the other pad
+        arrives; "end" once the jaws have stood still at that force for STALL_STEPS steps.
+
+        Still: closing slower than the friction's stick speed eps_v (smoothed friction lets a
+        pinned object creep below it, at a speed that grows with the load) or 1 % of the
+        gripper's speed, whichever is larger."""
+        p = self.p
+        saturated = self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
+        still = abs(new.closing_speed_m_s) < max(p.eps_v_m_s, 0.01 * p.closing_speed_m_s)
+        self.stalled_steps = self.stalled_steps + 1 if still and saturated else 0
+        if self.stalled_steps >= STALL_STEPS:
+            self._one_pad_stalled()
+            return "end"
+        self._next_increment(0.0, gripping=False)
+        self.q_prev = 0.0
+        return _GO_ON
+
+    def _one_pad_stalled(self) -> None:
+        k = 1 if self.touching[0] else 2
+        r = self.sim.result
+        r.reason = ONE_PAD_STALLED
+        r.error = (
+            f"pad {k} pressed the object with the {self.p.preset.label}'s "
+            f"{self.force_cap:g} N and the jaws stopped before pad {3 - k} reached it: the "
+            "object is braced against the ground or the pad meets it too far off its centre; "
+            "move the grasp so both pads meet the object, or grasp it along another axis"
+        )
+
+    def _timed_out(self) -> None:
+        if self.touching[0] != self.touching[1]:
+            self._one_pad_stalled()
+            return
+        r = self.sim.result
+        r.reason = SQUEEZE_TIMED_OUT
+        r.error = (
+            f"the squeeze had not reached its stop after {self.time_limit_s:.2f} s of simulated "
+            "time (the jaws' whole opening at their closing speed, plus "
+            f"{SQUEEZE_SETTLE_S:g} s), where the real gripper would have stopped"
+        )
 
     def _threshold_before_gripping(self, frame: Frame) -> None:
         # IPC-GraspSim's rule (A): Psi_th must lie above the strain energy that other forces
