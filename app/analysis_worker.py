@@ -13,6 +13,8 @@ import queue
 from typing import Any
 
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+from engine.analytic.from_simulation import analytic_params_for
+from engine.analytic.params import AnalyticParams
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -21,19 +23,10 @@ ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
 PREDICTION_MODELS = (*ANALYTIC_MODELS, "mujoco")  # the MuJoCo baseline: app/mujoco_prediction.py
 
 
-def analytic_params_for(params: Any, closing_force_n: float) -> Any:
-    """AnalyticParams matching the simulation's pad, friction, opening and grip force."""
-    from engine.analytic.params import AnalyticParams
-
-    names = {f.name for f in dataclasses.fields(AnalyticParams)}
-    values = {
-        "mu": params.mu,
-        "closing_force_n": closing_force_n,
-        "pad": params.pad,
-        "pad_edge_length_m": params.pad_edge_length_m,
-        "open_width_m": params.open_width_m,
-    }
-    return AnalyticParams(**{k: v for k, v in values.items() if k in names}).validate()
+def job_analytic_params(job: AnalysisJob) -> AnalyticParams:
+    """The analytic models' parameters of a job: the simulation's friction, pad and opening
+    with the grip force the window chose (app.model.grip.analytic_force)."""
+    return analytic_params_for(job.params, closing_force_n=job.closing_force_n)
 
 
 def _latest(inbox: Any, job: AnalysisJob) -> AnalysisJob | None:
@@ -91,7 +84,7 @@ def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> N
         outbox.put(Predictions(job.request, False, [], f"analytic models not available ({exc})"))
         return
     try:
-        aparams = analytic_params_for(job.params, job.closing_force_n)
+        aparams = job_analytic_params(job)
         stages = [("nominal", 0)]
         if job.samples > 0:
             stages.append(("robust", job.samples))

@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 def sample_grasps_for(job: SampleJob) -> SampledGrasps:
     """Run one job; never raises (a failure is the reply's `error`)."""
-    from engine.analytic.ranking import analytic_params_for, margin_ranker
+    from engine.analytic.ranking import simulation_ranker
     from engine.errors import IpcGraspError
     from engine.grasp.default_grasp import no_grasp_message
     from engine.grasp.sampler import sample_grasps, settings_for
@@ -25,9 +25,7 @@ def sample_grasps_for(job: SampleJob) -> SampledGrasps:
     p = job.params
     try:
         settings = settings_for(p.open_width_m, pad_outline(p.pad, p.pad_edge_length_m), p.mu)
-        found = sample_grasps(
-            job.obj, settings, job.n, job.seed, margin_ranker(analytic_params_for(p))
-        )
+        found = sample_grasps(job.obj, settings, job.n, job.seed, simulation_ranker(p))
         error = "" if found else no_grasp_message(job.obj, p, job.seed, "")
     except IpcGraspError as exc:
         found, error = [], str(exc)

@@ -27,7 +27,8 @@ import trimesh
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.analytic.ranking import analytic_params_for, margin_ranker  # noqa: E402
+from engine.analytic.from_simulation import analytic_params_for  # noqa: E402
+from engine.analytic.ranking import margin_ranker  # noqa: E402
 from engine.grasp.params import SimulationParams  # noqa: E402
 from engine.grasp.sampler import sample_grasps, settings_for  # noqa: E402
 from engine.gripper.pad_geometry import pad_outline  # noqa: E402

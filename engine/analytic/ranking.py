@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from engine.analytic import soft_point
 from engine.analytic.contact_patch import ContactPoint
 from engine.analytic.contact_points import ContactFailure
+from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.params import AnalyticParams
 from engine.analytic.wrench import gravity_wrench
 from engine.grasp.default_grasp import DefaultGrasp, choose_default_grasp
@@ -26,20 +28,6 @@ from engine.scene.resting import RestingObject
 
 QUALITY_MODEL = "soft_point"
 """The model whose margin ranks sampled grasps."""
-
-
-def analytic_params_for(params: SimulationParams) -> AnalyticParams:
-    """AnalyticParams with the simulation's friction, pad, opening and grip force (the squeeze's
-    force stop; with a Psi_th stop, the gripper's grip force)."""
-    kind, value = params.squeeze_stop()
-    force = value if kind == "force" else params.preset.force_max_n
-    return AnalyticParams(
-        mu=params.mu,
-        closing_force_n=force,
-        pad=params.pad,
-        pad_edge_length_m=params.pad_edge_length_m,
-        open_width_m=params.open_width_m,
-    ).validate()
 
 
 def soft_point_margins(
@@ -64,16 +52,28 @@ def soft_point_margins(
     return out
 
 
-def margin_ranker(params: AnalyticParams) -> Ranker:
+@dataclass(frozen=True)
+class MarginRanker:
     """A Ranker giving each candidate its Soft Point margin under `params`."""
 
-    def rank(obj: RestingObject, candidates: Sequence[GraspCandidate]) -> list[float]:
-        return soft_point_margins(obj, candidates, params)
+    params: AnalyticParams
 
-    return rank
+    def __call__(self, obj: RestingObject, candidates: Sequence[GraspCandidate]) -> list[float]:
+        return soft_point_margins(obj, candidates, self.params)
+
+
+def margin_ranker(params: AnalyticParams) -> Ranker:
+    """A Ranker giving each candidate its Soft Point margin under `params`."""
+    return MarginRanker(params)
+
+
+def simulation_ranker(params: SimulationParams) -> MarginRanker:
+    """The ranker of grasps for a simulation: the Soft Point margin under its friction,
+    opening, pad and grip force (engine.analytic.from_simulation.analytic_params_for)."""
+    return MarginRanker(analytic_params_for(params))
 
 
 def default_grasp_for(obj: RestingObject, params: SimulationParams, seed: int = 0) -> DefaultGrasp:
     """engine.grasp.default_grasp.choose_default_grasp with the sampled grasps ranked by their
     Soft Point margin under the simulation's friction and grip force."""
-    return choose_default_grasp(obj, params, margin_ranker(analytic_params_for(params)), seed=seed)
+    return choose_default_grasp(obj, params, simulation_ranker(params), seed=seed)

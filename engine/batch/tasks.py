@@ -14,7 +14,8 @@ the same plan, so its rows pair with IPC's trial by trial (same pose, same pertu
 and `evaluate` reduces both the same way (mean success over a grasp's trials).
 
 Task keys include the engine build (engine.version.build_id), so rows of other solver code are
-never taken for this code's results.
+never taken for this code's results, and an analytic task's key every AnalyticParams field
+(engine.analytic.from_simulation: the gripper's opening, pad and grip force among them).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine import schema
+from engine.analytic.from_simulation import analytic_params_for
 from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
 from engine.batch.model_names import IPC, MODELS, MUJOCO, NOMINAL_ONLY_MODELS, TRIAL_MODELS
 from engine.errors import IpcGraspError, ParameterError
@@ -163,6 +165,10 @@ class Task:
     grasps_file: str = ""
     grasps_sha256: str = ""
 
+    def analytic_params(self) -> AnalyticParams:
+        """The analytic models' parameters of this task (engine.analytic.from_simulation)."""
+        return _analytic_params(self.params, self.config)
+
 
 def parse_models(text: str) -> tuple[str, ...]:
     """'ipc,reach' -> ('ipc', 'reach'); ParameterError listing the valid names otherwise."""
@@ -190,6 +196,12 @@ def grasp_seed(seed: int, grasp_id: str) -> int:
     return int(hashlib.sha256(f"{seed}:{grasp_id}".encode()).hexdigest()[:8], 16)
 
 
+def _analytic_params(params: SimulationParams, config: BatchConfig) -> AnalyticParams:
+    """The analytic models' parameters for these simulation parameters: the gripper's opening,
+    pad and grip force, the batch's analytic friction and perturbation sigmas."""
+    return analytic_params_for(params, mu=config.analytic_mu, spec=config.spec)
+
+
 def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -> dict:
     """What defines a model's result besides the grasp (goes into keys and config ids)."""
     common = {
@@ -206,8 +218,10 @@ def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -
         if model == MUJOCO:
             settings["mujoco"] = config.mujoco.to_dict()
         return settings
-    mu = params.mu if config.analytic_mu is None else config.analytic_mu
-    return {**common, "mu": mu, "pad": params.pad, "samples": config.samples}
+    # Every field the analytic result depends on: rows of another opening or force are not
+    # this task's.
+    analytic = _analytic_params(params, config).to_dict()
+    return {**common, "analytic": analytic, "samples": config.samples}
 
 
 def make_tasks(
@@ -391,28 +405,11 @@ def _run_mujoco(task: Task, row: dict[str, object], obj: RestingObject, grasp: G
     row["wall_time_s"] = result.wall_time_s
 
 
-def analytic_params_for(task: Task) -> AnalyticParams:
-    """AnalyticParams sharing the batch's friction, pad and perturbation sigmas (lazy import)."""
-    from engine.analytic.params import AnalyticParams
-
-    cfg = task.config
-    wanted: dict[str, Any] = {
-        "mu": task.params.mu if cfg.analytic_mu is None else cfg.analytic_mu,
-        "pad": task.params.pad,
-        "pad_edge_length_m": task.params.pad_edge_length_m,
-        "translation_sigma_m": cfg.spec.translation_sigma_m,
-        "rotation_sigma_rad": cfg.spec.rotation_sigma_rad,
-    }
-    names = {f.name for f in dataclasses.fields(AnalyticParams)}
-    return AnalyticParams(**{k: v for k, v in wanted.items() if k in names})
-
-
 def _run_analytic(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
     from engine.analytic.pipeline import analyze_grasp
 
-    params = analytic_params_for(task)
-    if dataclasses.is_dataclass(params):
-        row["analytic_params"] = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
+    params = task.analytic_params()
+    row["analytic_params"] = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
     results = analyze_grasp(obj, grasp, params, [task.model], task.config.samples, task.grasp_seed)
     res = next((r for r in results if r.model == task.model), results[0])
     row["success"] = bool(res.success)

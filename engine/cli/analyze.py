@@ -1,4 +1,9 @@
-"""`ipcgrasp analyze`: the analytic models' verdicts on one grasp (table, JSON lines or CSV)."""
+"""`ipcgrasp analyze`: the analytic models' verdicts on one grasp (table, JSON lines or CSV).
+
+`--gripper` names the gripper whose opening, pad and grip force the models assume
+(engine.analytic.from_simulation, as batch rows and the app do) unless `--open-width`, `--pad` or
+`--closing-force` is given; its preset also finds the default grasp.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,14 @@ import math
 from typing import TYPE_CHECKING
 
 from engine import schema
+from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.model_names import MODELS
 from engine.analytic.params import AnalyticParams
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
+from engine.grasp.params import SimulationParams
+from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS
 
 if TYPE_CHECKING:
     from engine.analytic.result import ModelResult
@@ -52,21 +60,48 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--samples", type=int, default=100, help="perturbed poses per model")
     p.add_argument("--seed", type=int, default=0)
-    schema.add_arguments(p.add_argument_group("model parameters (SI units)"), AnalyticParams)
+    group = p.add_argument_group("model parameters (SI units)")
+    group.add_argument(
+        "--gripper",
+        choices=tuple(GRIPPERS),
+        default=DEFAULT_GRIPPER,
+        help="gripper hardware (engine/gripper/presets.py) whose opening (its stroke), pad and "
+        "grip force the models assume unless --open-width, --pad or --closing-force is given "
+        "(the defaults shown for those are the YuMi's); also the gripper the default grasp is "
+        "found for",
+    )
+    schema.add_arguments(group, AnalyticParams)
     p.add_argument("--json", action="store_true", help="print one JSON object per model")
     p.add_argument("--out", help="also write one CSV row per model to this file")
     p.add_argument("--force", action="store_true", help="replace an --out file that exists")
     p.set_defaults(run=run)
 
 
+# What the gripper's preset gives the models unless the flag is given.
+_FROM_GRIPPER = ("open_width_m", "pad", "closing_force_n")
+
+
+def gripper_of(args: argparse.Namespace) -> SimulationParams:
+    """The simulation parameters of `--gripper` (default the YuMi): its preset's values."""
+    return SimulationParams.for_gripper(args.gripper)
+
+
+def params_from_args(args: argparse.Namespace) -> AnalyticParams:
+    """AnalyticParams from the flags; the opening, pad and closing force not given come from
+    the gripper's preset (its stroke, pad and grip force), the rest from the defaults."""
+    preset = analytic_params_for(gripper_of(args))
+    # A flag not given leaves no attribute (engine.schema.add_arguments).
+    fill = {k: getattr(preset, k) for k in _FROM_GRIPPER if not hasattr(args, k)}
+    return schema.from_args(AnalyticParams, args, **fill)
+
+
 def run(args: argparse.Namespace) -> int:
     """Analyze one grasp with the chosen models; print (and optionally write) a row per model."""
     from engine.analytic.pipeline import analyze_grasp, check_models
-    from engine.grasp.params import SimulationParams
     from engine.io.results_csv import context_columns, open_results_writer
     from engine.io.safe_write import refuse_existing
 
-    params = schema.from_args(AnalyticParams, args)
+    params = params_from_args(args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
     if args.samples < 0:
         raise ParameterError(f"--samples must be >= 0 (got {args.samples})")
@@ -74,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         refuse_existing(args.out, force)  # before the models run
     obj, mesh = object_from_args(args)
-    # The default grasp needs a gripper: the default one with this opening and friction.
-    sim = SimulationParams.for_gripper(open_width_m=params.open_width_m, mu=params.mu)
+    # The default grasp needs a gripper: --gripper's, with this opening and friction.
+    sim = SimulationParams.for_gripper(args.gripper, open_width_m=params.open_width_m, mu=params.mu)
     grasp = grasp_from_args(args, obj, sim)
     results = analyze_grasp(obj, grasp, params, models, args.samples, args.seed)
     if args.json:

@@ -65,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Sample, rank and write the grasps; print a summary."""
-    from engine.analytic.ranking import QUALITY_MODEL, analytic_params_for, margin_ranker
+    from engine.analytic.ranking import QUALITY_MODEL, simulation_ranker
     from engine.batch.grasp_table import GraspSpec, write_grasp_table
     from engine.grasp.default_grasp import no_grasp_message
     from engine.grasp.sampler import sample_grasps, settings_for
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         approach_angles=args.approach_angles,
         min_distance_m=args.min_distance,
     )
-    rank = margin_ranker(analytic_params_for(params))
+    rank = simulation_ranker(params)
     found = sample_grasps(obj, settings, args.n, args.seed, rank)
     if not found:
         raise GraspError(no_grasp_message(obj, params, args.seed, ""))

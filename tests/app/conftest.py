@@ -25,6 +25,7 @@ HEADLESS = {
     "test_settings.py",
     "test_dataset_model.py",
     "test_compare_labels.py",
+    "test_analytic_params_mapping.py",
 }
 
 

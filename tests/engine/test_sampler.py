@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from engine.analytic.ranking import analytic_params_for, margin_ranker, soft_point_margins
+from engine.analytic.from_simulation import analytic_params_for
+from engine.analytic.ranking import margin_ranker, soft_point_margins
 from engine.batch.grasp_table import read_grasp_table
 from engine.cli.main import main
 from engine.errors import ParameterError
