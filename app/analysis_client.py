@@ -8,10 +8,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.analysis_worker import PREDICTION_MODELS, analysis_main
+from app.analysis_worker import analysis_main, prediction_models
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from engine.analytic.registry import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class AnalysisClient(QObject):
         self,
         parent: QObject | None = None,
         check: bool = True,
-        models: tuple[str, ...] = PREDICTION_MODELS,
+        models: tuple[ModelSpec, ...] | None = None,
         name: str = "ipcgrasp-analysis",
     ) -> None:
         super().__init__(parent)
@@ -46,7 +47,9 @@ class AnalysisClient(QObject):
         self._sent_object_key: object = None
         self.latest_request = 0
         self.samples = 10
-        self.models: tuple[str, ...] = models
+        # None: the predictions table's models (app.analysis_worker.prediction_models), read
+        # at each request, so a model registered after start-up is predicted too.
+        self.models = models
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
@@ -79,8 +82,9 @@ class AnalysisClient(QObject):
         """Queue a check + prediction of `grasp` (sent after the debounce delay)."""
         self._request += 1
         self.latest_request = self._request
+        models = tuple(prediction_models()) if self.models is None else self.models
         self._pending = AnalysisJob(
-            self._request, obj, grasp, params, self.models, self.samples, seed, closing_force_n,
+            self._request, obj, grasp, params, models, self.samples, seed, closing_force_n,
             self.check,
         )  # fmt: skip
         self._pending_key = object_key

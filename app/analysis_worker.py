@@ -13,14 +13,20 @@ import queue
 from typing import Any
 
 from app.worker_messages import AnalysisJob, GraspCheck, Predictions
+from engine.analytic import registry
 from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.params import AnalyticParams
+from engine.analytic.registry import IPC, MUJOCO, ModelSpec
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
 
-ANALYTIC_MODELS = ("soft_point", "reach", "6dfc", "exact")
-PREDICTION_MODELS = (*ANALYTIC_MODELS, "mujoco")  # the MuJoCo baseline: app/mujoco_prediction.py
+
+def prediction_models() -> list[ModelSpec]:
+    """The models of the predictions table, in the registry's table order: every model a batch
+    runs (the table shows robustness, so no nominal-only one) but IPC, which is the app's own
+    simulation; MuJoCo's row is app/mujoco_prediction.py."""
+    return [m for m in registry.batch_models() if m.name != IPC]
 
 
 def job_analytic_params(job: AnalysisJob) -> AnalyticParams:
@@ -84,20 +90,22 @@ def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> N
         outbox.put(Predictions(job.request, False, [], f"analytic models not available ({exc})"))
         return
     try:
+        for spec in job.models:
+            registry.register(spec)  # a no-op for the built-in models
         aparams = job_analytic_params(job)
+        analytic = [m.name for m in job.models if m.analytic]
         stages = [("nominal", 0)]
         if job.samples > 0:
             stages.append(("robust", job.samples))
         for stage, samples in stages:
             if stage == "robust" and not inbox.empty():
                 return  # the user has moved on; answer the newer request instead
-            analytic = [m for m in job.models if m in ANALYTIC_MODELS]
             results = (
                 list(analyze_grasp(obj, job.grasp, aparams, analytic, samples, job.seed))
                 if analytic
                 else []
             )
-            if "mujoco" in job.models:
+            if any(m.name == MUJOCO for m in job.models):
                 results.append(_mujoco(job, obj, samples))
             outbox.put(Predictions(job.request, True, results, stage=stage))
     except Exception as exc:
@@ -116,7 +124,7 @@ def _mujoco(job: AnalysisJob, obj: RestingObject, samples: int) -> Any:
         pad = build_pad(job.params).vertices
         return mujoco_prediction(obj, job.grasp, job.params, samples, job.seed, pad)
     except ImportError as exc:
-        return ModelResult("mujoco", False, float("nan"), reason=f"not available: {exc}")
+        return ModelResult(MUJOCO, False, float("nan"), reason=f"not available: {exc}")
     except Exception as exc:
         log.info("MuJoCo baseline failed for request %d: %s", job.request, exc)
-        return ModelResult("mujoco", False, float("nan"), reason=str(exc))
+        return ModelResult(MUJOCO, False, float("nan"), reason=str(exc))

@@ -14,13 +14,12 @@ import time
 
 import numpy as np
 
+from engine.analytic.registry import MUJOCO
 from engine.analytic.result import ModelResult, wilson_interval
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec, perturbed_trials, plan_trials
 from engine.scene.resting import RestingObject
-
-MUJOCO = "mujoco"
 
 
 def mujoco_prediction(

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis_worker import prediction_models
+from engine.analytic.registry import PATCH, ModelSpec
 from engine.analytic.result import ModelResult
 from engine.io.session import TrialRecord
 
@@ -34,13 +36,6 @@ RUN_COLUMNS = (
     "frames",
     "time (s)",
 )
-MODEL_NAMES = {
-    "soft_point": "Soft point",
-    "reach": "REACH",
-    "6dfc": "6DFC",
-    "exact": "Exact area",
-    "mujoco": "MuJoCo (rigid pads)",
-}
 STATUS_COLORS = {
     "done": None,
     "failed": "#fdecea",
@@ -180,7 +175,10 @@ class PredictionsPanel(QWidget):
             "reason",
             "time (s)",
         )
-        self.table = QTableWidget(len(MODEL_NAMES), len(cols))
+        # One row per model of app.analysis_worker.prediction_models (engine.analytic.registry:
+        # its label and table order), read again whenever the rows are filled.
+        self.models: list[ModelSpec] = prediction_models()
+        self.table = QTableWidget(len(self.models), len(cols))
         self.table.setHorizontalHeaderLabels(list(cols))
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -201,8 +199,9 @@ class PredictionsPanel(QWidget):
     def set_unavailable(self, why: str) -> None:
         """Show that the analytic models cannot run, and why."""
         self.results = {}
-        for row, name in enumerate(MODEL_NAMES.values()):
-            self.table.setItem(row, 0, _item(name))
+        self._set_models()
+        for row, spec in enumerate(self.models):
+            self.table.setItem(row, 0, _item(spec.label))
             self.table.setItem(row, 1, _item("not available", why))
             for col in range(2, 7):
                 self.table.setItem(row, col, _item(""))
@@ -224,9 +223,10 @@ class PredictionsPanel(QWidget):
         self.request = request
         self.stage = stage
         self.results = {r.model: r for r in results}
-        for row, (key, name) in enumerate(MODEL_NAMES.items()):
-            r = self.results.get(key)
-            self.table.setItem(row, 0, _item(name))
+        self._set_models()
+        for row, spec in enumerate(self.models):
+            r = self.results.get(spec.name)
+            self.table.setItem(row, 0, _item(spec.label))
             if r is None:
                 self.table.setItem(row, 1, _item("not available", error))
                 for col in range(2, 7):
@@ -250,15 +250,28 @@ class PredictionsPanel(QWidget):
         )
         self.status.setText(error or f"analysis #{request}: {what}")
 
+    def _set_models(self) -> None:
+        """The rows: the registry's prediction models now (one may have been registered)."""
+        self.models = prediction_models()
+        if self.table.rowCount() != len(self.models):
+            self.table.setRowCount(len(self.models))
+
+    def model_at(self, row: int) -> str | None:
+        """The name of the model shown in table row `row` (None outside the table)."""
+        return self.models[row].name if 0 <= row < len(self.models) else None
+
     def selected_contacts(self) -> list:
         """Contacts of the selected model, for drawing."""
         rows = self.table.selectionModel().selectedRows()
-        key = list(MODEL_NAMES)[rows[0].row()] if rows else None
+        key = self.model_at(rows[0].row()) if rows else None
         if key is None:
-            # Default: the most detailed model that has contacts.
-            for k in ("exact", "reach", "6dfc", "soft_point"):
-                if k in self.results and self.results[k].contacts:
-                    key = k
+            # Default: the most detailed analytic model that has contacts: patches (every
+            # patch model has the same ones) before points.
+            analytic = [m for m in self.models if m.analytic]
+            for spec in sorted(analytic, key=lambda m: m.kind != PATCH):
+                r = self.results.get(spec.name)
+                if r is not None and r.contacts:
+                    key = spec.name
                     break
         r = self.results.get(key) if key else None
         return list(r.contacts) if r is not None else []

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.analytic.registry import ModelSpec
 from engine.analytic.result import ModelResult
 from engine.grasp.calibration import PsiStopForce
 from engine.grasp.frames import Frame, TrialResult
@@ -74,7 +75,9 @@ class AnalysisJob:
     obj: RestingObject | None  # None: same object as the previous job
     grasp: Grasp
     params: SimulationParams
-    models: tuple[str, ...]
+    # Registry entries, not names: a model registered at run time in the GUI process is
+    # registered in the worker too (engine.analytic.registry).
+    models: tuple[ModelSpec, ...]
     samples: int
     seed: int
     closing_force_n: float = 0.2

@@ -97,9 +97,9 @@ class AnalysisController(QObject):
         """Play the MuJoCo baseline's nominal trial on the timeline (row: the table row
         clicked; only the MuJoCo row has a run). False when there is none yet."""
         from app.mujoco_playback import load_mujoco_run
-        from app.tables import MODEL_NAMES
+        from engine.analytic.registry import MUJOCO
 
-        if row is not None and list(MODEL_NAMES)[row] != "mujoco":
+        if row is not None and self.panel.model_at(row) != MUJOCO:
             return False
-        result = self.panel.results.get("mujoco")
+        result = self.panel.results.get(MUJOCO)
         return result is not None and load_mujoco_run(self.model, result)

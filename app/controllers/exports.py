@@ -13,6 +13,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
+from app.analysis_worker import prediction_models
 from app.model import AppModel
 from app.model.forces import ForceView
 from app.model.pad_fields import Fields
@@ -29,7 +30,6 @@ from engine.scene.object_mesh import UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
 ANALYTIC_COLUMNS = ("success", "margin", "robustness")
-ANALYTIC_KEYS = ("soft_point", "reach", "6dfc", "exact")
 VIDEO_POLL_MS = 50
 
 
@@ -104,10 +104,12 @@ class ExportController(QObject):
         shown = float(getattr(self.predictions, "force_n", math.nan))
         ctx["analytic_force_n"] = shown if math.isfinite(shown) else self.model.closing_force_n
         analytic = {}
-        for key in ANALYTIC_KEYS:
-            r = self.predictions.results.get(key)
+        for spec in prediction_models():  # the analytic rows of the predictions table
+            if not spec.analytic:
+                continue
+            r = self.predictions.results.get(spec.name)
             for col in ANALYTIC_COLUMNS:
-                analytic[f"analytic_{key}_{col}"] = "" if r is None else getattr(r, col)
+                analytic[f"analytic_{spec.name}_{col}"] = "" if r is None else getattr(r, col)
         columns = [*ctx, "status", *OUTCOME_COLUMNS, "grip_min_lift_hold_n", *analytic]
         try:
             # The save dialog asked before replacing the file.

@@ -33,6 +33,7 @@ import numpy as np
 
 from app.model.document import Document
 from engine import schema
+from engine.analytic import registry
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.antipodal import grasp_from_pose
 from engine.grasp.frames import TrialResult
@@ -44,7 +45,6 @@ from engine.scene.resting import RestingObject, stable_poses
 
 GRASPS, REACH, RESULTS = "grasps", "reach", "results"
 KIND_NAMES = {GRASPS: "grasp table", REACH: "REACH physical trials", RESULTS: "batch results"}
-TRIAL_MODEL_NAMES = ("ipc", "mujoco")  # models with one row per simulated trial
 PHYSICAL = "physical"
 
 FALSE_POSITIVE, FALSE_NEGATIVE = "FP", "FN"
@@ -439,10 +439,11 @@ def _load_results(p: Path, frames_dir: Path | None) -> DataSet:
     by_grasp: dict[str, list[dict[str, str]]] = defaultdict(list)
     for r in rows:
         by_grasp[r.get("grasp_id", "")].append(r)
+    trial_models = registry.names(registry.trial_models())  # one row per simulated trial
     trial_keys = [
         r["task_key"]
         for r in rows
-        if r.get("model") in TRIAL_MODEL_NAMES
+        if r.get("model") in trial_models
         and r.get("status") == "ok"
         and _float(r.get("frames")) > 0
     ]
@@ -455,7 +456,7 @@ def _load_results(p: Path, frames_dir: Path | None) -> DataSet:
             if gid in pr.robustness:
                 g.robustness[column_of[(pr.model, pr.config)]] = pr.robustness[gid]
         for r in grows:
-            if r.get("model") in TRIAL_MODEL_NAMES and r.get("trial", "") != "":
+            if r.get("model") in trial_models and r.get("trial", "") != "":
                 g.trials.append(
                     _sim_trial(
                         r,
@@ -465,7 +466,7 @@ def _load_results(p: Path, frames_dir: Path | None) -> DataSet:
                     )
                 )
         g.trials.sort(key=lambda t: (t.model, t.trial))
-        ipc = [t for t in g.trials if t.row.get("model") == "ipc"]
+        ipc = [t for t in g.trials if t.row.get("model") == registry.IPC]
         if ipc:
             seed = ipc[0].row.get("grasp_seed", "")
             if seed.isdigit():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.analytic import exact_area, reach, sixdfc, soft_point
+from engine.analytic import registry
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.analytic.contact_points import (
     ContactFailure,
@@ -28,9 +28,8 @@ from engine.analytic.contact_points import (
     object_geometry,
 )
 from engine.analytic.contact_profile import check_clearance, check_patch, contact_profile
-from engine.analytic.model_names import MODELS, NOMINAL_ONLY
 from engine.analytic.params import AnalyticParams
-from engine.analytic.resistance_lp import Margin
+from engine.analytic.registry import POINT, ModelSpec
 from engine.analytic.result import ModelResult, wilson_interval
 from engine.analytic.wrench import gravity_wrench
 from engine.errors import MeshError, ParameterError
@@ -40,22 +39,22 @@ from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadOutline
 from engine.scene.resting import RestingObject
 
-_POINT_MODELS = frozenset({"soft_point"})
-
 
 def check_models(models: list[str] | tuple[str, ...] | str) -> list[str]:
-    """Validated model names in the given order (duplicates dropped); "a,b" is split."""
+    """Validated analytic model names (engine.analytic.registry) in the given order
+    (duplicates dropped); "a,b" is split."""
     if isinstance(models, str):
         models = models.split(",")
+    known = registry.names(registry.analytic_models())
     out: list[str] = []
     for m in models:
         name = str(m).strip()
-        if name not in MODELS:
-            raise ParameterError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
+        if name not in known:
+            raise ParameterError(f"unknown model {name!r}; choose from {', '.join(known)}")
         if name not in out:
             out.append(name)
     if not out:
-        raise ParameterError(f"no model selected; choose from {', '.join(MODELS)}")
+        raise ParameterError(f"no model selected; choose from {', '.join(known)}")
     return out
 
 
@@ -141,55 +140,35 @@ def _failure_reason(exc: BaseException) -> tuple[str, float]:
     return f"solver failure: {text}", math.nan
 
 
-def _sixdls(
-    patches: tuple[ContactPatch, ...], w_ext: np.ndarray, com: np.ndarray, params: AnalyticParams
-) -> Margin:
-    """The 6DLS model (imported lazily: cvxpy is heavy and only this model needs it)."""
-    try:
-        from engine.analytic.sixdls.model import sixdls_margin
-    except ImportError as exc:
-        raise RuntimeError(
-            f"the 6DLS model is not available ({exc}); reinstall ipcgrasp with its dependencies"
-        ) from exc
-    out = sixdls_margin(list(patches), w_ext, params.mu, params.sixdls_variant, com=com)
-    return Margin(float(out["margin"]), dict(out.get("details", {})))
-
-
-def _evaluate(model: str, ctx: _PoseContacts, w_ext: np.ndarray) -> _Outcome:
-    """One model on one pose; never raises."""
+def _evaluate(spec: ModelSpec, ctx: _PoseContacts, w_ext: np.ndarray) -> _Outcome:
+    """One model on one pose, called as its kind says (engine.analytic.registry); never raises."""
     params, com = ctx.params, ctx.geom.center_of_mass
+    geometry = ("views", "points") if spec.kind == POINT else ("views", "patches")
     contacts: list = []
     start: float | None = None
     try:
-        if model in _POINT_MODELS:
+        if spec.kind == POINT:
             points = ctx.points()
             contacts = list(points)
-            geometry_s = ctx.seconds("views", "points")
+            args: tuple = (points, ctx.closing_directions(), w_ext, com, params)
         else:
             patches = ctx.patches()
             contacts = list(patches)
             for patch in patches:
                 check_patch(patch)
-            geometry_s = ctx.seconds("views", "patches")
+            args = (patches, w_ext, com, params)
+        geometry_s = ctx.seconds(*geometry)
         start = time.perf_counter()
-        if model == "soft_point":
-            result = soft_point.evaluate(points, ctx.closing_directions(), w_ext, com, params)
-        elif model == "reach":
-            result = reach.evaluate(patches, w_ext, com, params)
-        elif model == "6dfc":
-            result = sixdfc.evaluate(patches, w_ext, com, params)
-        elif model == "exact":
-            result = exact_area.evaluate(patches, w_ext, com, params)
-        else:
-            result = _sixdls(patches, w_ext, com, params)
+        result = registry.evaluator(spec)(*args)
         seconds = geometry_s + time.perf_counter() - start
-        if math.isnan(result.margin):
+        margin = float(result.margin)
+        if math.isnan(margin):
             return _Outcome(math.nan, "solver failure: margin is NaN", seconds, contacts=contacts)
         # Solver tolerances can leave -1e-9 where nothing can be held.
-        return _Outcome(max(result.margin, 0.0), "", seconds, result.details, contacts)
+        return _Outcome(max(margin, 0.0), "", seconds, dict(result.details), contacts)
     except Exception as exc:
         reason, margin = _failure_reason(exc)
-        spent = ctx.seconds("views", "points" if model in _POINT_MODELS else "patches")
+        spent = ctx.seconds(*geometry)
         if start is not None:
             spent += time.perf_counter() - start
         return _Outcome(margin, reason, spent, contacts=contacts)
@@ -243,7 +222,7 @@ def _all_failed(models: list[str], reason: str, samples: int) -> list[ModelResul
             success=False,
             margin=math.nan,
             reason=reason,
-            samples=0 if m in NOMINAL_ONLY else samples,
+            samples=0 if registry.model(m).nominal_only else samples,
         )
         for m in models
     ]
@@ -277,10 +256,11 @@ def analyze_grasp(
     w_ext = gravity_wrench(geom.mass_kg)
     poses = [grasp.pose(), *(t.pose for t in sampled)]
 
+    specs = [registry.model(m) for m in names]
     outcomes: dict[str, list[_Outcome]] = {m: [] for m in names}
     for k, pose in enumerate(poses):
         ctx = _PoseContacts(geom, pose, params, outline)
-        for m in names:
-            if k == 0 or m not in NOMINAL_ONLY:
-                outcomes[m].append(_evaluate(m, ctx, w_ext))
+        for spec in specs:
+            if k == 0 or not spec.nominal_only:
+                outcomes[spec.name].append(_evaluate(spec, ctx, w_ext))
     return [_summarise(m, outcomes[m][0], outcomes[m][1:]) for m in names]

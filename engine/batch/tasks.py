@@ -16,6 +16,9 @@ and `evaluate` reduces both the same way (mean success over a grasp's trials).
 Task keys include the engine build (engine.version.build_id), so rows of other solver code are
 never taken for this code's results, and an analytic task's key every AnalyticParams field
 (engine.analytic.from_simulation: the gripper's opening, pad and grip force among them).
+
+The models come from engine.analytic.registry; each task carries its model's entry, so a model
+registered at run time in the driver is registered in the spawned or Ray worker that runs it.
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine import schema
+from engine.analytic import registry
 from engine.analytic.from_simulation import analytic_params_for
+from engine.analytic.registry import IPC, MUJOCO, ModelSpec
 from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
-from engine.batch.model_names import IPC, MODELS, MUJOCO, NOMINAL_ONLY_MODELS, TRIAL_MODELS
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -164,25 +168,32 @@ class Task:
     grasp_seed: int
     grasps_file: str = ""
     grasps_sha256: str = ""
+    model_spec: ModelSpec | None = None  # the model's registry entry (None: look it up)
 
     def analytic_params(self) -> AnalyticParams:
         """The analytic models' parameters of this task (engine.analytic.from_simulation)."""
         return _analytic_params(self.params, self.config)
 
 
+def _is_trial_model(name: str) -> bool:
+    return name in registry.names(registry.trial_models())
+
+
 def parse_models(text: str) -> tuple[str, ...]:
     """'ipc,reach' -> ('ipc', 'reach'); ParameterError listing the valid names otherwise."""
+    valid = ", ".join(registry.names(registry.batch_models()))
     names = [m.strip().lower() for m in str(text).split(",") if m.strip()]
     if not names:
-        raise ParameterError(f"--models is empty; choose from {', '.join(MODELS)}")
+        raise ParameterError(f"--models is empty; choose from {valid}")
+    known = registry.names()
     for name in names:
-        if name in NOMINAL_ONLY_MODELS:
+        if name in known and registry.model(name).nominal_only:
             raise ParameterError(
                 f"model {name!r} evaluates the nominal grasp only (too slow for robustness "
-                f"sampling) and is not available in batches; valid models: {', '.join(MODELS)}"
+                f"sampling) and is not available in batches; valid models: {valid}"
             )
-        if name not in MODELS:
-            raise ParameterError(f"unknown model {name!r}; valid models: {', '.join(MODELS)}")
+        if name not in known:
+            raise ParameterError(f"unknown model {name!r}; valid models: {valid}")
     return tuple(dict.fromkeys(names))
 
 
@@ -211,7 +222,7 @@ def _model_settings(model: str, params: SimulationParams, config: BatchConfig) -
         "translation_sigma_m": config.spec.translation_sigma_m,
         "rotation_sigma_rad": config.spec.rotation_sigma_rad,
     }
-    if model in TRIAL_MODELS:
+    if _is_trial_model(model):
         # N = 1 runs the nominal pose, N >= 2 perturbed ones (engine.grasp.trials).
         pose = "nominal" if config.spec.n_trials == 1 else "perturbed"
         settings = {**common, "pose": pose, "params": params.to_dict()}
@@ -231,9 +242,10 @@ def make_tasks(
 
     `overrides` (e.g. a grid cell's E and mu) win over both the batch and the row parameters.
     """
-    if any(m in TRIAL_MODELS for m in config.models):
+    specs = {m: registry.model(m) for m in config.models}
+    if any(not s.analytic for s in specs.values()):
         config.spec.validate()
-    if config.samples < 1 and any(m not in TRIAL_MODELS for m in config.models):
+    if config.samples < 1 and any(s.analytic for s in specs.values()):
         raise ParameterError(f"--samples must be >= 1 (got {config.samples})")
     # Field name -> value: SimulationParams fields of mixed types, hence Any.
     batch_fields: dict[str, Any] = dict(overrides or {})
@@ -248,7 +260,7 @@ def make_tasks(
         for model in config.models:
             settings = _model_settings(model, params, config)
             config_id = _digest(_model_settings(model, batch_params, config), 8)
-            trials = range(config.spec.n_trials) if model in TRIAL_MODELS else [-1]
+            trials = range(config.spec.n_trials) if not specs[model].analytic else [-1]
             for trial in trials:
                 key = _digest({"grasp": spec.identity(), "trial": trial, **settings})
                 tasks.append(
@@ -263,6 +275,7 @@ def make_tasks(
                         gseed,
                         table.path,
                         table.sha256,
+                        specs[model],
                     )
                 )
     return tasks
@@ -331,7 +344,7 @@ def base_row(task: Task) -> dict[str, object]:
             "grasp_seed": task.grasp_seed,
             "translation_sigma": cfg.spec.translation_sigma_m,
             "rotation_sigma": cfg.spec.rotation_sigma_rad,
-            "samples": cfg.samples if task.model not in TRIAL_MODELS else "",
+            "samples": cfg.samples if not _is_trial_model(task.model) else "",
             "grasps_file": task.grasps_file,
             "grasps_sha256": task.grasps_sha256,
             "source_row": spec.source_row,
@@ -425,6 +438,11 @@ def _run_analytic(task: Task, row: dict[str, object], obj: RestingObject, grasp:
 def run_task(task: Task) -> dict[str, object]:
     """Run one task and return its result row (status 'error' with the reason on failure)."""
     start, cpu = time.perf_counter(), time.process_time()
+    if task.model_spec is not None:
+        try:  # a model registered at run time in the driver (a no-op for the built-in ones)
+            registry.register(task.model_spec)
+        except ParameterError as exc:
+            return error_row(task, "bad input", str(exc))
     row = base_row(task)
     row["started_at"] = _now()
     try:

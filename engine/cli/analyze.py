@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.analytic.from_simulation import analytic_params_for
-from engine.analytic.model_names import MODELS
 from engine.analytic.params import AnalyticParams
+from engine.analytic.registry import analytic_models, names
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
@@ -53,11 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_scene_arguments(p)
-    p.add_argument(
-        "--models",
-        default=",".join(MODELS),
-        help=f"comma-separated subset of {','.join(MODELS)}",
-    )
+    models = ",".join(names(analytic_models()))
+    p.add_argument("--models", default=models, help=f"comma-separated subset of {models}")
     p.add_argument("--samples", type=int, default=100, help="perturbed poses per model")
     p.add_argument("--seed", type=int, default=0)
     group = p.add_argument_group("model parameters (SI units)")

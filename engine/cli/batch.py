@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from engine import schema
-from engine.batch.model_names import MODELS
+from engine.analytic.registry import IPC, batch_models, names
 from engine.batch.recycle import RecyclePolicy
 from engine.cli.commands import help_of
 from engine.errors import ParameterError
@@ -35,8 +35,8 @@ def add_batch_arguments(
     if models:
         p.add_argument(
             "--models",
-            default="ipc",
-            help=f"comma-separated models among {','.join(MODELS)}",
+            default=IPC,
+            help=f"comma-separated models among {','.join(names(batch_models()))}",
         )
     schema.add_arguments(
         p.add_argument_group("IPC trials of each grasp"), TrialSpec, defaults={"n_trials": 5}

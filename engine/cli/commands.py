@@ -4,7 +4,7 @@ Kept free of heavy imports so `ipcgrasp --help` and `--version` start without lo
 scipy, trimesh or ipctk; a command's module is imported only when that command is named.
 
 A command module declares its flags at import (`add_parser`, from the parameter dataclasses and
-light modules such as engine.batch.model_names) and imports what executes the command inside its
+light modules such as engine.analytic.registry) and imports what executes the command inside its
 `run` function and helpers, so `ipcgrasp CMD --help` loads no solver either
 (tests/engine/test_cli_startup.py checks every command's import set).
 """

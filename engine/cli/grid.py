@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.batch.model_names import IPC, TRIAL_MODELS
+from engine.analytic.registry import IPC, names, trial_models
 from engine.cli.batch import (
     add_batch_arguments,
     config_from_args,
@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--model",
-        choices=TRIAL_MODELS,
+        choices=names(trial_models()),
         default=IPC,
         help="the simulator swept: IPC, or the MuJoCo rigid-pad baseline",
     )

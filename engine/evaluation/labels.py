@@ -20,8 +20,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.analytic import registry
 from engine.batch.grasp_table import GraspTableError, load_reach_records
-from engine.batch.tasks import STATUS_OK, TRIAL_MODELS
+from engine.batch.tasks import STATUS_OK
 from engine.errors import ParameterError
 
 MAX_LABEL_BYTES = 256 * 1024**2
@@ -188,6 +189,7 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for row in rows:
         groups[(row.get("model", ""), row.get("config", ""))].append(row)
+    trial_models = registry.names(registry.trial_models())
     out = []
     for (model, config), members in groups.items():
         first = members[0]
@@ -207,7 +209,7 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 pred.robustness[gid] = 0.0
                 pred.failed_grasps.append(gid)
                 continue
-            if model in TRIAL_MODELS:
+            if model in trial_models:
                 wins = [r.get("success", "").strip().lower() == "true" for r in ok]
                 pred.robustness[gid] = sum(wins) / len(wins)
             else:
@@ -218,8 +220,9 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 else:
                     pred.robustness[gid] = min(1.0, max(0.0, q))
         out.append(pred)
-    order = {m: i for i, m in enumerate(("ipc", "soft_point", "reach", "6dfc", "exact", "mujoco"))}
-    out.sort(key=lambda p: (order.get(p.model, 99), p.model, _sort_settings(p.settings)))
+    # The registry's table order; models it does not know (another install's) come last.
+    order = {m.name: m.order for m in registry.models()}
+    out.sort(key=lambda p: (order.get(p.model, math.inf), p.model, _sort_settings(p.settings)))
     return out
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.analytic.contact_patch import ContactPatch
+from engine.analytic.resistance_lp import Margin
 from engine.analytic.sixdls.elements import elements_from_patch
 from engine.analytic.sixdls.friction import DEFAULT_CHUNK
 from engine.analytic.sixdls.gws import gws_margin
@@ -27,6 +29,9 @@ from engine.analytic.sixdls.variants import (
     contact_constraints,
 )
 from engine.errors import GraspError, ParameterError
+
+if TYPE_CHECKING:
+    from engine.analytic.params import AnalyticParams
 
 # Elements per jaw used for the frictional wrench sampling. Fig. 7: a 300-triangle mesh is
 # within 4 % of the continuous w_max; 800 keeps the 6DLS detail view near 1 s per grasp at
@@ -155,3 +160,12 @@ def sixdls_margin(
         },
     }
     return {"margin": float(lp.margin), "details": details}
+
+
+def evaluate(
+    patches: tuple[ContactPatch, ...], w_ext: np.ndarray, com: np.ndarray, params: AnalyticParams
+) -> Margin:
+    """The registry's entry point (engine.analytic.registry, a PATCH model): `sixdls_margin`
+    with the friction and limit-surface variant of `params`."""
+    out = sixdls_margin(list(patches), w_ext, params.mu, params.sixdls_variant, com=com)
+    return Margin(float(out["margin"]), dict(out.get("details", {})))

@@ -14,7 +14,8 @@ from engine.analytic import exact_area, pipeline, resistance_lp
 from engine.analytic.contact_points import ContactFailure, jaw_view, object_geometry
 from engine.analytic.contact_profile import _patch
 from engine.analytic.params import AnalyticParams
-from engine.analytic.pipeline import MODELS, analyze_grasp
+from engine.analytic.pipeline import analyze_grasp
+from engine.analytic.registry import analytic_models, names
 from engine.analytic.result import FAILURE_REASONS, wilson_interval
 from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
@@ -178,7 +179,9 @@ def test_missing_6dls_module_is_a_solver_failure(monkeypatch):
 def test_non_watertight_mesh_is_invalid_input():
     obj = cube(0.03, 0.02)
     holed = dataclasses.replace(obj, faces=obj.faces[:-1])
-    for r in _run(holed, Grasp(obj.center_of_mass, [1, 0, 0]), list(MODELS), samples=2):
+    for r in _run(
+        holed, Grasp(obj.center_of_mass, [1, 0, 0]), list(names(analytic_models())), samples=2
+    ):
         assert r.reason.startswith("invalid input") and "watertight" in r.reason
         assert not r.success and math.isnan(r.margin)
 
