@@ -7,7 +7,8 @@ that declaration:
   field, its unit and its valid range (a class's `validate()` adds only cross-field rules);
 - `add_arguments(parser, cls)` / `from_args(cls, args)`: the flags of every command;
 - `to_dict(obj)` / `from_dict(cls, data)`: session files and JSON (unknown keys are reported);
-- `columns(cls, prefix)` / `to_row(obj, prefix)`: the `param_*` columns of result CSVs;
+- `columns(cls, prefix)` / `to_row(obj, prefix)` / `from_row(cls, row, prefix)`: the `param_*`
+  columns of result CSVs, written and read back;
 - `gui_fields(cls)`: what the app's parameter dock shows (label, display unit and scale,
   widget kind, group, step, decimals).
 
@@ -229,6 +230,58 @@ def columns(cls: type, prefix: str = "param_") -> list[str]:
 def to_row(obj: Any, prefix: str = "param_") -> dict[str, object]:
     """CSV cells of `obj`'s fields (None as an empty cell)."""
     return {prefix + k: ("" if v is None else v) for k, v in to_dict(obj).items()}
+
+
+_BOOL_CELLS = {"true": True, "false": False}
+
+
+def _cell_value(d: Declared, text: str) -> Any:
+    """A CSV cell's text as the field's type (range checks are check_value's)."""
+    if text == "":
+        return None  # to_row's None
+    if d.kind is str:
+        return text
+    if d.kind is bool:
+        if text.strip().lower() not in _BOOL_CELLS:
+            raise ParameterError(f"{text!r} is not True or False")
+        return _BOOL_CELLS[text.strip().lower()]
+    try:
+        return int(text) if d.kind is int and text.strip().lstrip("+-").isdigit() else float(text)
+    except ValueError:
+        raise ParameterError(f"{text!r} is not a number") from None
+
+
+def from_row(
+    cls: type[T],
+    row: Mapping[str, Any],
+    prefix: str = "param_",
+    *,
+    unknown: list[str] | None = None,
+) -> T:
+    """The inverse of `to_row`: an instance of `cls` from a CSV row's `prefix` columns.
+
+    An empty cell is None (an optional field's default-meaning value); other cells are read as
+    the field's type and checked with its declaration; a bad cell raises ParameterError naming
+    its column. As in `from_dict`, missing columns take their defaults and columns with the
+    prefix that `cls` does not declare are skipped (appended to `unknown` when given); columns
+    without the prefix are not the parameters'.
+    """
+    names = {d.name: d for d in declared(cls)}
+    kwargs: dict[str, Any] = {}
+    for column, cell in row.items():
+        if not isinstance(column, str) or not column.startswith(prefix):
+            continue
+        d = names.get(column[len(prefix) :])
+        if d is None:
+            if unknown is not None:
+                unknown.append(column)
+            continue
+        try:
+            value = _cell_value(d, cell) if isinstance(cell, str) else cell
+            kwargs[d.name] = check_value(d, value)
+        except ParameterError as exc:
+            raise ParameterError(f"column {column}: {exc}") from None
+    return cls(**kwargs)
 
 
 # --- command-line flags --------------------------------------------------------------------------

@@ -32,13 +32,12 @@ from pathlib import Path
 import numpy as np
 
 from app.model.document import Document
-from engine import schema
 from engine.analytic import registry
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.antipodal import grasp_from_pose
-from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.io.results_csv import cell_float, cell_int, params_from_row, trial_result_from_row
 from engine.io.session import TrialRecord
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
 from engine.scene.resting import RestingObject, stable_poses
@@ -397,18 +396,6 @@ def _labels(p: Path) -> dict[str, tuple[bool, ...]]:
         return {}
 
 
-def _float(text: str | None) -> float:
-    try:
-        return float(text) if text not in (None, "") else math.nan
-    except ValueError:
-        return math.nan
-
-
-def _int(text: str | None, default: int = 0) -> int:
-    value = _float(text)
-    return int(value) if math.isfinite(value) else default
-
-
 def _load_results(p: Path, frames_dir: Path | None) -> DataSet:
     from engine.batch.results_store import read_results
     from engine.evaluation.labels import describe, predictions_from_rows
@@ -445,7 +432,7 @@ def _load_results(p: Path, frames_dir: Path | None) -> DataSet:
         for r in rows
         if r.get("model") in trial_models
         and r.get("status") == "ok"
-        and _float(r.get("frames")) > 0
+        and cell_float(r.get("frames")) > 0
     ]
     ds.frames_dir = frames_dir if frames_dir is not None else find_frames_dir(p, trial_keys)
     present = _frames_present(ds.frames_dir)
@@ -519,11 +506,11 @@ def _sim_trial(
     name = f"{key}.npz"
     return SimTrial(
         model=column,
-        trial=_int(row.get("trial"), -1),
+        trial=cell_int(row.get("trial"), -1),
         status=row.get("status", ""),
         success=success,
         reason=row.get("reason", ""),
-        frames=_int(row.get("frames")),
+        frames=cell_int(row.get("frames")),
         task_key=key,
         frames_file=folder / name if folder is not None and name in present else None,
         row=row,
@@ -562,7 +549,7 @@ def _results_geometry(
     body_option = body or (row.get("object_body", "").split(" ")[0] or None)
     key = _object_key(spec_text, unit, body_option)
     _add_object(ds, key, spec_text, unit, body_option, g)
-    mass = _float(row.get("object_mass_kg"))
+    mass = cell_float(row.get("object_mass_kg"))
     g.mass_kg = mass if math.isfinite(mass) and mass > 0 else None
     try:
         center = np.array([float(row[f"grasp_center_{c}"]) for c in "xyz"])
@@ -572,7 +559,7 @@ def _results_geometry(
         if len(rotation) == 9:
             g.rest = ("rotation", tuple(float(v) for v in rotation))
         else:
-            g.rest = ("pose", _int(row.get("stable_pose")))
+            g.rest = ("pose", cell_int(row.get("stable_pose")))
     except (KeyError, ValueError) as exc:
         g.error = f"its grasp columns do not read: {exc}"
         return
@@ -736,60 +723,6 @@ def recorded_trial(
         pose = t @ pose
     rec = TrialRecord(k, pose, "done", frames, [], result)
     return rec, params_from_row(trial.row)
-
-
-def params_from_row(row: dict[str, str]) -> SimulationParams | None:
-    """The simulation parameters of a results row (its param_* cells), or None if they do not
-    read (another version's columns)."""
-    data: dict[str, object] = {}
-    for d in schema.declared(SimulationParams):
-        text = row.get(f"param_{d.name}")
-        if text is None:
-            continue
-        if text == "":
-            data[d.name] = None
-        elif d.kind is bool:
-            data[d.name] = text == "True"
-        elif d.kind is float:
-            data[d.name] = _float(text)
-        elif d.kind is int:
-            data[d.name] = _int(text)
-        else:
-            data[d.name] = text
-    if not data:
-        return None
-    try:
-        return schema.from_dict(SimulationParams, data)
-    except (IpcGraspError, TypeError, ValueError):
-        return None
-
-
-def trial_result_from_row(row: dict[str, str]) -> TrialResult:
-    """The TrialResult a batch row records (outcome, Psi, forces, timing, perturbation)."""
-    perturbation = {
-        k: _float(row.get(f"perturbation_{k}"))
-        for k in ("dx", "dy", "dz", "rx", "ry", "rz")
-        if row.get(f"perturbation_{k}", "") != ""
-    }
-    return TrialResult(
-        trial=_int(row.get("trial")),
-        success=row.get("success") == "True",
-        reason=row.get("reason", ""),
-        psi1_j=_float(row.get("psi1")),
-        psi2_j=_float(row.get("psi2")),
-        grip_force1_n=_float(row.get("grip_force_1")),
-        grip_force2_n=_float(row.get("grip_force_2")),
-        squeeze_balanced=row.get("squeeze_balanced") == "True",
-        lift_height_m=_float(row.get("lift_height")),
-        frames=_int(row.get("frames")),
-        newton_iterations=_int(row.get("newton_iterations")),
-        rollbacks=_int(row.get("rollbacks")),
-        wall_time_s=_float(row.get("wall_time_s")),
-        min_distance_m=_float(row.get("min_distance")),
-        intersection_free=row.get("intersection_free", "True") != "False",
-        perturbation=perturbation,
-        error=row.get("error", ""),
-    )
 
 
 def physical_text(g: DataSetGrasp) -> str:

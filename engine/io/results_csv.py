@@ -1,13 +1,21 @@
-"""Trial results as CSV: one row per trial with the parameters, grasp and outcome that produced it."""
+"""Trial results as CSV: one row per trial with the parameters, grasp and outcome that produced it.
+
+Written here (`context_columns`, `result_row`; batch rows by engine.batch.tasks with the same
+columns) and read back here: `trial_result_from_row` and `params_from_row` turn a row's cells
+into the TrialResult and SimulationParams that made it (the app's data-set browser replays
+batch trials with them).
+"""
 
 from __future__ import annotations
 
 import csv
+import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from engine import schema
+from engine.errors import IpcGraspError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -99,3 +107,58 @@ def result_row(context: dict[str, object], result: TrialResult) -> dict[str, obj
     data = result.as_json()
     row.update({k: data.get(k, "") for k in OUTCOME_COLUMNS})
     return row
+
+
+# --- reading rows back -------------------------------------------------------------------------
+def cell_float(text: str | None) -> float:
+    """A numeric cell (NaN when empty, missing or not a number)."""
+    try:
+        return float(text) if text not in (None, "") else math.nan
+    except ValueError:
+        return math.nan
+
+
+def cell_int(text: str | None, default: int = 0) -> int:
+    """An integer cell (`default` when empty, missing or not a number)."""
+    value = cell_float(text)
+    return int(value) if math.isfinite(value) else default
+
+
+def params_from_row(row: Mapping[str, str]) -> SimulationParams | None:
+    """The simulation parameters of a results row (its param_* cells, engine.schema.from_row),
+    or None when it has none or they do not read (another version's columns)."""
+    if not any(f"param_{d.name}" in row for d in schema.declared(SimulationParams)):
+        return None
+    try:
+        return schema.from_row(SimulationParams, row)
+    except (IpcGraspError, TypeError, ValueError):
+        return None
+
+
+def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
+    """The TrialResult a row records (outcome, Psi, forces, timing, perturbation): the inverse
+    of the outcome columns `result_row` and batch rows write."""
+    perturbation = {
+        k: cell_float(row.get(f"perturbation_{k}"))
+        for k in ("dx", "dy", "dz", "rx", "ry", "rz")
+        if row.get(f"perturbation_{k}", "") != ""
+    }
+    return TrialResult(
+        trial=cell_int(row.get("trial")),
+        success=row.get("success") == "True",
+        reason=row.get("reason", ""),
+        psi1_j=cell_float(row.get("psi1")),
+        psi2_j=cell_float(row.get("psi2")),
+        grip_force1_n=cell_float(row.get("grip_force_1")),
+        grip_force2_n=cell_float(row.get("grip_force_2")),
+        squeeze_balanced=row.get("squeeze_balanced") == "True",
+        lift_height_m=cell_float(row.get("lift_height")),
+        frames=cell_int(row.get("frames")),
+        newton_iterations=cell_int(row.get("newton_iterations")),
+        rollbacks=cell_int(row.get("rollbacks")),
+        wall_time_s=cell_float(row.get("wall_time_s")),
+        min_distance_m=cell_float(row.get("min_distance")),
+        intersection_free=row.get("intersection_free", "True") != "False",
+        perturbation=perturbation,
+        error=row.get("error", ""),
+    )
