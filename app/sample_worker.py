@@ -17,7 +17,7 @@ def sample_grasps_for(job: SampleJob) -> SampledGrasps:
     """Run one job; never raises (a failure is the reply's `error`)."""
     from engine.analytic.ranking import simulation_ranker
     from engine.errors import IpcGraspError
-    from engine.grasp.default_grasp import no_grasp_message
+    from engine.grasp.default_grasp import no_grasp_error
     from engine.grasp.sampler import sample_grasps, settings_for
     from engine.gripper.pad_geometry import pad_outline
 
@@ -26,7 +26,7 @@ def sample_grasps_for(job: SampleJob) -> SampledGrasps:
     try:
         settings = settings_for(p.open_width_m, pad_outline(p.pad, p.pad_edge_length_m), p.mu)
         found = sample_grasps(job.obj, settings, job.n, job.seed, simulation_ranker(p))
-        error = "" if found else no_grasp_message(job.obj, p, job.seed, "")
+        error = "" if found else str(no_grasp_error(job.obj, p, job.seed, ""))
     except IpcGraspError as exc:
         found, error = [], str(exc)
     except Exception as exc:

@@ -31,8 +31,16 @@ PHASES = [
         "engine.ipc.potential",
         "IncrementalPotential.gradient_hessian",
     ),
-    ("  of it: elasticity, inertia, object", "engine.ipc.internal_term", "InternalTerm.gradient_hessian"),
-    ("  of it: contact and friction (ipctk)", "engine.ipc.contact_term", "ContactTerm.gradient_hessian"),
+    (
+        "  of it: elasticity, inertia, object",
+        "engine.ipc.internal_term",
+        "InternalTerm.gradient_hessian",
+    ),
+    (
+        "  of it: contact and friction (ipctk)",
+        "engine.ipc.contact_term",
+        "ContactTerm.gradient_hessian",
+    ),
     ("factorization (LDL^T / Cholesky)", "engine.ipc.newton", "PatternLdl.factor"),
     ("energy (line search)", "engine.ipc.potential", "IncrementalPotential.energy"),
     ("contact-set builds (broad + narrow phase)", "engine.ipc.ipctk_gateway", "active_collisions"),

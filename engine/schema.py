@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.errors import ParameterError
+from engine.errors import ParameterError, Setting
 
 T = TypeVar("T")
 
@@ -362,6 +362,13 @@ def from_args(cls: type[T], args: argparse.Namespace, **overrides: Any) -> T:
     else:
         check_fields(obj)
     return obj
+
+
+def setting(cls: type, name: str, value: Any = None, note: str = "") -> Setting:
+    """The parameter `name` of `cls` as a setting an error points to (engine.errors.Setting),
+    with its declared flag."""
+    d = field_spec(cls, name)
+    return Setting(name, d.spec.flag or name, value, note)
 
 
 # --- GUI ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine import schema
 from engine.cli.commands import help_of
-from engine.errors import GraspError, ParameterError
+from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 
 MAX_GRASPS = 100_000
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     """Sample, rank and write the grasps; print a summary."""
     from engine.analytic.ranking import QUALITY_MODEL, simulation_ranker
     from engine.batch.grasp_table import GraspSpec, write_grasp_table
-    from engine.grasp.default_grasp import no_grasp_message
+    from engine.grasp.default_grasp import no_grasp_error
     from engine.grasp.sampler import sample_grasps, settings_for
     from engine.gripper.pad_geometry import pad_outline
     from engine.io.safe_write import refuse_existing
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     rank = simulation_ranker(params)
     found = sample_grasps(obj, settings, args.n, args.seed, rank)
     if not found:
-        raise GraspError(no_grasp_message(obj, params, args.seed, ""))
+        raise no_grasp_error(obj, params, args.seed, "")
     source = args.object.strip() if mesh.source.startswith("builtin:") else mesh.source
     stem = Path(source).stem if not mesh.source.startswith("builtin:") else "cube"
     specs = [

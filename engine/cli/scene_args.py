@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
+from engine.scene.scene_settings import BODY_FLAG, STABLE_POSE_FLAG, UNIT_FLAG
 
 if TYPE_CHECKING:
     from engine.grasp.grasp import Grasp
@@ -18,16 +19,18 @@ if TYPE_CHECKING:
 def add_scene_arguments(p: argparse.ArgumentParser) -> None:
     """Add the object (--object, --unit, --mass/--density, --stable-pose) and grasp flags."""
     p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
-    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    p.add_argument(UNIT_FLAG, choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
     p.add_argument(
-        "--body",
+        BODY_FLAG,
         help="which body to use when the file holds several: K (0 = the largest) or 'all' (one "
         "rigid object); default: refuse such files",
     )
     mass = p.add_mutually_exclusive_group()
     mass.add_argument("--mass", type=float, help="object mass in kg")
     mass.add_argument("--density", type=float, help="object density in kg/m^3")
-    p.add_argument("--stable-pose", type=int, default=0, help="index of the resting pose")
+    p.add_argument(
+        STABLE_POSE_FLAG, dest="stable_pose", type=int, default=0, help="index of the resting pose"
+    )
     p.add_argument(
         "--grasp-center",
         type=float,

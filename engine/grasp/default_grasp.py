@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import GraspError, IpcGraspError
+from engine.errors import GraspError, IpcGraspError, literal
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.sampler import (
@@ -33,8 +33,9 @@ from engine.grasp.sampler import (
     settings_for,
 )
 from engine.gripper.pad_geometry import PadOutline, pad_outline
-from engine.gripper.presets import GRIPPERS
+from engine.gripper.presets import GRIPPERS, gripper_setting
 from engine.scene.resting import RestingObject
+from engine.scene.scene_settings import stable_pose_setting
 
 DEFAULT_SAMPLES = 30
 """Sampled candidates the fallback ranks."""
@@ -135,15 +136,18 @@ def choose_default_grasp(
         quality = f", margin {c.quality:.3g}" if np.isfinite(c.quality) else ""
         how = f"best of {len(candidates)} sampled grasps ({_ordinal(k)}{quality})"
         return DefaultGrasp(c.grasp, how, c, refusal)
-    raise GraspError(no_grasp_message(obj, params, seed, refusal))
+    raise no_grasp_error(obj, params, seed, refusal)
 
 
 def _ordinal(k: int) -> str:
     return "the first" if k == 0 else f"number {k + 1} by quality"
 
 
-def no_grasp_message(obj: RestingObject, params: SimulationParams, seed: int, refusal: str) -> str:
-    """That no grasp fits this gripper on `obj`, and which presets' strokes fit one."""
+def no_grasp_error(
+    obj: RestingObject, params: SimulationParams, seed: int, refusal: str
+) -> GraspError:
+    """That no grasp fits this gripper on `obj`, and which presets' strokes fit one (or that
+    another resting pose may)."""
     preset = params.preset
     fitting = []
     for other in GRIPPERS.values():
@@ -157,7 +161,9 @@ def no_grasp_message(obj: RestingObject, params: SimulationParams, seed: int, re
             seed,
         )
         if any(not _accepted(obj, c.grasp, alt) for c in found):
-            fitting.append(f"--gripper {other.name} ({other.label}, {other.stroke_m * 1e3:.0f} mm)")
+            fitting.append(
+                gripper_setting(other.name, f"{other.label}, {other.stroke_m * 1e3:.0f} mm")
+            )
     width = float(np.ptp(np.asarray(obj.vertices)[:, :2], axis=0).min())
     text = (
         f"no grasp fits the {preset.label}'s {params.open_width_m * 1e3:.0f} mm opening on this "
@@ -167,8 +173,9 @@ def no_grasp_message(obj: RestingObject, params: SimulationParams, seed: int, re
     )
     if refusal:
         text += f" (through the centre of mass: {refusal})"
+    text = literal(text)
     if fitting:
-        text += f". A gripper whose stroke fits: {', '.join(fitting)}"
-    else:
-        text += ". No preset gripper fits either: try another resting pose (--stable-pose)"
-    return text
+        text += f". A gripper whose stroke fits: {', '.join(['{}'] * len(fitting))}"
+        return GraspError(text, settings=fitting)
+    text += ". No preset gripper fits either: try another resting pose ({0})"
+    return GraspError(text, settings=[stable_pose_setting()])

@@ -12,7 +12,13 @@ from typing import Any
 from engine.constants import GRAVITY_M_S2 as GRAVITY_M_S2  # re-exported for old imports
 from engine.errors import ParameterError
 from engine.gripper.pad_names import PAD_PRESETS
-from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS, GripperPreset, gripper_preset
+from engine.gripper.presets import (
+    DEFAULT_GRIPPER,
+    GRIPPER_FLAG,
+    GRIPPERS,
+    GripperPreset,
+    gripper_preset,
+)
 from engine.schema import ParamSpec, check_fields, param, to_dict
 
 HOLD_MODES = ("force", "position")
@@ -44,7 +50,7 @@ class SimulationParams:
         "pad, finger mass and the grip force the squeeze stops at unless --psi-th or "
         "--squeeze-force is given; flags given explicitly win",
         choices=tuple(GRIPPERS),
-        flag="--gripper",
+        flag=GRIPPER_FLAG,
         label="Gripper",
         widget="combo",
         group="gripper",

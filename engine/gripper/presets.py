@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import ParameterError
+from engine.errors import ParameterError, Setting
+
+GRIPPER_FLAG = "--gripper"
+
+
+def gripper_setting(name: str | None = None, note: str = "") -> Setting:
+    """The gripper preset an error points to (engine.errors.Setting)."""
+    return Setting("gripper", GRIPPER_FLAG, name, note)
 
 
 @dataclass(frozen=True)
@@ -33,17 +40,24 @@ class GripperPreset:
             raise ParameterError(
                 f"a squeeze force of {force_n:g} N is outside the {self.label}'s range "
                 f"{self.force_min_n:g}-{self.force_max_n:g} N per jaw; choose a force in that "
-                "range or another --gripper"
+                "range or another gripper ({0})",
+                settings=[gripper_setting()],
             )
 
     def check_width(self, object_width_m: float) -> None:
         """Raise ParameterError if an object of this width cannot fit between the open jaws."""
         if object_width_m >= self.stroke_m:
+            wider = [g for g in GRIPPERS.values() if g.stroke_m > object_width_m]
+            hint = "; no preset gripper opens that wide"
+            if wider:
+                hint = (
+                    f" or choose a gripper with a larger stroke ({', '.join(['{}'] * len(wider))})"
+                )
             raise ParameterError(
                 f"the object is {object_width_m * 1e3:.1f} mm wide along the closing axis, but the "
                 f"{self.label} opens only {self.stroke_m * 1e3:.0f} mm; grasp it along a narrower "
-                "axis or choose a gripper with a larger stroke (--gripper franka_hand: 80 mm, "
-                "robotiq_2f85: 85 mm)"
+                f"axis{hint}",
+                settings=[gripper_setting(g.name, f"{g.stroke_m * 1e3:.0f} mm") for g in wider],
             )
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import schema
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
+from engine.mujoco_baseline.params import MujocoParams
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,11 @@ class GripperSpec:
         if not 0.0 < force_n <= self.max_force_n * (1 + 1e-9):
             raise ParameterError(
                 f"grip force {force_n:.3g} N is outside (0, {self.max_force_n:g}] N, the range "
-                f"of the {self.name} gripper's jaws; lower --squeeze-force or --mj-grip-force"
+                f"of the {self.name} gripper's jaws; lower {{0}} or {{1}}",
+                settings=[
+                    schema.setting(SimulationParams, "squeeze_force_n"),
+                    schema.setting(MujocoParams, "grip_force_n"),
+                ],
             )
         return force_n
 

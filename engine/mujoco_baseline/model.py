@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from engine import schema
 from engine.errors import MeshError, ParameterError
+from engine.grasp.params import SimulationParams
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import PadOutline
 from engine.mujoco_baseline.gripper import GripperSpec
@@ -249,7 +251,8 @@ def scene_model(obj: RestingObject, outline: PadOutline, key: SceneKey) -> Scene
     if key.open_width_m > key.gripper.stroke_m * (1 + 1e-9):
         raise ParameterError(
             f"the opening {key.open_width_m * 1e3:.1f} mm is wider than the {key.gripper.name} "
-            f"gripper's {key.gripper.stroke_m * 1e3:.0f} mm stroke; lower --open-width"
+            f"gripper's {key.gripper.stroke_m * 1e3:.0f} mm stroke; lower {{0}}",
+            settings=[schema.setting(SimulationParams, "open_width_m")],
         )
     mujoco = import_mujoco()
     parts = convex_parts(obj)

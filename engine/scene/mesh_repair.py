@@ -24,6 +24,7 @@ never touched. In order:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull, QhullError
 
-from engine.errors import MeshError, ParameterError
+from engine.errors import MeshError, ParameterError, Setting, literal
+from engine.scene.scene_settings import body_setting
 
 FRAGMENT_VOLUME_FRACTION = 0.01
 """A detached piece enclosing less than this fraction of the largest piece's volume is removed."""
@@ -103,8 +105,10 @@ class SeveralBodiesError(MeshError):
     """A file holds several real bodies and none was chosen; `bodies` describes each (largest
     first: "body 0: 36 cm^3, 12 faces, 40 x 30 x 30 mm at (0, 0, 0) mm")."""
 
-    def __init__(self, message: str, bodies: tuple[str, ...]) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, bodies: tuple[str, ...], *, settings: Sequence[Setting] = ()
+    ) -> None:
+        super().__init__(message, settings=settings)
         self.bodies = bodies
 
 
@@ -113,7 +117,10 @@ def parse_body(body: str | int | None) -> int | str | None:
     if body is None:
         return None
     if isinstance(body, bool):
-        raise ParameterError(f"--body must be a body number or 'all', got {body!r}")
+        raise ParameterError(
+            f"{{0}} must be a body number or 'all', got {literal(repr(body))}",
+            settings=[body_setting()],
+        )
     if isinstance(body, int | np.integer):
         value = int(body)
     else:
@@ -124,11 +131,15 @@ def parse_body(body: str | int | None) -> int | str | None:
             return "all"
         if not text.isdigit():
             raise ParameterError(
-                f"--body must be a body number (0 = the largest) or 'all', got {body!r}"
+                f"{{0}} must be a body number (0 = the largest) or 'all', got {literal(repr(body))}",
+                settings=[body_setting()],
             )
         value = int(text)
     if value < 0:
-        raise ParameterError(f"--body must be a body number >= 0 (0 = the largest), got {value}")
+        raise ParameterError(
+            f"{{0}} must be a body number >= 0 (0 = the largest), got {value}",
+            settings=[body_setting()],
+        )
     return value
 
 
@@ -295,10 +306,11 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
     if nested:
         what.append(f"{nested} inside another (an inner shell or nested part)")
     raise MeshError(
-        f"{where} is made of {len(bodies)} separate closed surfaces, {' and '.join(what)}: its "
-        "volume and mass would be wrong (overlaps counted twice, inner shells added). Merge the "
-        "bodies into one solid with a boolean union (e.g. Blender's Boolean modifier or "
-        "MeshLab), delete inner shells, or choose one body with --body K"
+        f"{literal(where)} is made of {len(bodies)} separate closed surfaces, "
+        f"{' and '.join(what)}: its volume and mass would be wrong (overlaps counted twice, "
+        "inner shells added). Merge the bodies into one solid with a boolean union (e.g. "
+        "Blender's Boolean modifier or MeshLab), delete inner shells, or choose one body ({0})",
+        settings=[body_setting("K")],
     )
 
 
@@ -371,17 +383,22 @@ def _choose_bodies(
         if body is None:
             _check_bodies_apart(vertices, bodies, where)
             raise SeveralBodiesError(
-                f"{where} holds {len(bodies)} separate bodies ({_describe_bodies(vertices, bodies)}): "
-                "they would be simulated as one rigid object although nothing joins them. Choose "
-                f"the body to grasp with --body K (0 to {len(bodies) - 1}, largest first; API: "
-                "body=K), or keep them as one rigid object with --body all",
+                f"{literal(where)} holds {len(bodies)} separate bodies "
+                f"({literal(_describe_bodies(vertices, bodies))}): they would be simulated as one "
+                "rigid object although nothing joins them. Choose the body to grasp ({0}), or keep "
+                "them as one rigid object ({1})",
                 tuple(_body_lines(vertices, bodies, MAX_LISTED_BODIES)),
+                settings=[
+                    body_setting("K", f"0 to {len(bodies) - 1}, largest first"),
+                    body_setting("all"),
+                ],
             )
         if body == "all":
             if len(bodies) > MAX_BODIES:
                 raise MeshError(
-                    f"{where} holds {len(bodies)} separate bodies (at most {MAX_BODIES} with "
-                    "--body all): merge them into one solid or export only the part to grasp"
+                    f"{literal(where)} holds {len(bodies)} separate bodies (at most {MAX_BODIES} "
+                    "with {0}): merge them into one solid or export only the part to grasp",
+                    settings=[body_setting("all")],
                 )
             _check_bodies_apart(vertices, bodies, where)
             chosen = "all"
@@ -390,8 +407,9 @@ def _choose_bodies(
             assert isinstance(body, int)
             if body >= len(bodies):
                 raise MeshError(
-                    f"--body {body} is out of range: {where} holds {len(bodies)} bodies "
-                    f"({_describe_bodies(vertices, bodies)}); choose 0 to {len(bodies) - 1}"
+                    f"{{0}} is out of range: {literal(where)} holds {len(bodies)} bodies "
+                    f"({literal(_describe_bodies(vertices, bodies))}); choose 0 to {len(bodies) - 1}",
+                    settings=[body_setting(body)],
                 )
             chosen = f"{body} of {len(bodies)}"
             changes.append(
@@ -401,7 +419,8 @@ def _choose_bodies(
             bodies = [bodies[body]]
     elif isinstance(body, int) and body > 0:
         raise MeshError(
-            f"--body {body} is out of range: {where} holds one body (--body 0, or leave --body out)"
+            f"{{0}} is out of range: {literal(where)} holds one body ({{1}}, or leave it out)",
+            settings=[body_setting(body), body_setting(0)],
         )
     return np.vstack([b.faces for b in bodies]), chosen
 

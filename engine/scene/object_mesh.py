@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from engine.errors import MeshError, ParameterError
+from engine.errors import MeshError, ParameterError, literal
 from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, parse_body, repair_mesh
+from engine.scene.scene_settings import body_setting, unit_setting
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +102,18 @@ def _check_size(diagonal_m: float, where: str, unit: str | None) -> None:
         lo, hi = _MM_PLAUSIBLE_M
         if lo <= diagonal_m / 1000.0 <= hi:
             raise MeshError(
-                f"{size}, which looks like millimetres: pass unit='mm' (CLI: --unit mm)"
+                f"{literal(size)}, which looks like millimetres: give the unit, {{0}}",
+                settings=[unit_setting("mm")],
             )
         raise MeshError(
-            f"{size}, too large for a graspable object: pass the file's unit "
-            "(unit='mm', 'cm', 'in' or 'm'; CLI: --unit) or rescale the mesh"
+            f"{literal(size)}, too large for a graspable object: give the file's unit (mm, cm, "
+            "in or m), {0}, or rescale the mesh",
+            settings=[unit_setting()],
         )
     raise MeshError(
-        f"{size}, too small for a graspable object: maybe metres were exported as km; "
-        "pass the file's unit (unit='m', 'cm', 'mm' or 'in'; CLI: --unit) or rescale the mesh"
+        f"{literal(size)}, too small for a graspable object: maybe metres were exported as km; "
+        "give the file's unit (m, cm, mm or in), {0}, or rescale the mesh",
+        settings=[unit_setting()],
     )
 
 
@@ -340,7 +344,10 @@ def object_from_spec(
     if match is None:
         return load_object_mesh(spec, unit, body)
     if parse_body(body) not in (None, 0, "all"):
-        raise ParameterError(f"--body {body} applies to mesh files; the built-in cube is one body")
+        raise ParameterError(
+            "{0} applies to mesh files; the built-in cube is one body",
+            settings=[body_setting(body)],
+        )
     scale = _unit_scale(unit)
     if scale not in (None, 1.0):
         raise ParameterError(

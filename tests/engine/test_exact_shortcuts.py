@@ -16,9 +16,9 @@ import pytest
 
 from engine.grasp.simulation import GraspSimulation
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.internal_term import FreeInternalLayout
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import OBJECT_OWNER
-from engine.ipc.internal_term import FreeInternalLayout
 from tests.conftest import yumi_cube_simulation
 
 

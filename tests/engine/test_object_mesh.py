@@ -136,10 +136,11 @@ def test_degenerate_face_is_dropped_when_mesh_stays_watertight(tmp_path):
 
 def test_millimetre_file_is_detected_with_unit_hint(tmp_path):
     path = write(box(30.0), tmp_path / "cube_mm.stl")
-    with pytest.raises(
-        MeshError, match=r"looks like millimetres: pass unit='mm' \(CLI: --unit mm\)"
-    ):
+    with pytest.raises(MeshError, match=r"looks like millimetres: give the unit, --unit mm") as err:
         load_object_mesh(path)
+    # The fix is a setting each front end names in its words (unit="mm"; the CLI's --unit mm).
+    (fix,) = err.value.settings
+    assert (fix.name, fix.value) == ("unit", "mm")
     loaded = load_object_mesh(path, unit="mm")
     assert np.ptp(loaded.vertices, axis=0) == pytest.approx([SIDE] * 3, rel=1e-6)
 

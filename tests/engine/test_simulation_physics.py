@@ -17,8 +17,8 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
-from engine.ipc.stepper import StepCommand
 from engine.grasp.trials import TrialSpec, plan_trials, run_trial, run_trials
+from engine.ipc.stepper import StepCommand
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube, load_object_mesh
 from engine.scene.resting import rest_object
 from tests.conftest import REFERENCE_CUBE
