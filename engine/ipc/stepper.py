@@ -252,9 +252,10 @@ class Stepper:
             s, st.u, h, st.kappa, self._kappa_max, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s,
             st.collisions, cover,
         )  # fmt: skip
-        terms: list[Term] = [internal, contact]
-        if actuator is not None:
-            terms.append(actuator)
+        # Energies are summed in this order (a line search compares them), gradients with the
+        # closing coordinate's last (engine.ipc.terms.Assembly).
+        terms: list[Term] = [internal] if actuator is None else [internal, actuator]
+        terms.append(contact)
         return IncrementalPotential(s, reduction, terms, h, contact=contact)
 
     def _force_reduction(self) -> Reduction:

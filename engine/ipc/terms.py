@@ -75,13 +75,26 @@ class Assembly:
 
     def __init__(self, reduction: Reduction) -> None:
         self.reduction = reduction
-        self.gradient: np.ndarray | None = None
+        self._gradient: np.ndarray | None = None
+        self._closing = 0.0  # dE/ds, added last (see `gradient`)
         self.layout: FreeInternalLayout | None = None
         self.internal_data: np.ndarray | None = None
         self.collision_hessian: sp.csr_matrix | sp.csc_matrix | None = None
 
+    @property
+    def gradient(self) -> np.ndarray | None:
+        """The summed reduced gradient (None before the first term). The closing coordinate's
+        contributions are added after all others, whatever the terms' order: floating-point
+        sums depend on their order, and this one keeps the iterates of the potential written
+        as internal + contact + actuator."""
+        if self._gradient is None or not self._closing:
+            return self._gradient
+        g = self._gradient.copy()
+        g[self.reduction.s_index] += self._closing
+        return g
+
     def _add(self, g: np.ndarray) -> None:
-        self.gradient = g if self.gradient is None else self.gradient + g
+        self._gradient = g if self._gradient is None else self._gradient + g
 
     def add_full_gradient(self, g: np.ndarray) -> None:
         """Add a gradient over all DOFs."""
@@ -104,9 +117,9 @@ class Assembly:
 
     def add_closing_gradient(self, value: float) -> None:
         """Add dE/ds of the closing coordinate s."""
-        if self.gradient is None:
+        if self._gradient is None:
             raise ValueError("the internal term must be added first")
-        self.gradient[self.reduction.s_index] += value
+        self._closing += value
 
     def add_closing_curvature(self, value: float) -> None:
         """Add d^2E/ds^2 (the closing coordinate's diagonal is in the internal pattern: the
