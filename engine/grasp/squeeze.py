@@ -50,8 +50,9 @@ _GO_ON = "go on"
 # A pad pushing the object alone whose jaws stand still at the gripper's force for this many
 # steps has pinned it (against the ground, braced on an edge): the gripper stalls there.
 STALL_STEPS = 10
-# A squeeze ends within the time the jaws take to close their whole opening at their closing
-# speed, plus this long to settle (s); the real gripper would have stopped by then.
+# A squeeze ends within the time the jaws take to close their whole opening, plus this long to
+# settle (s). In contact the squeeze closes at most half the barrier zone per time step (5 mm/s
+# at the defaults), slower than a real gripper, so the opening is timed at the slower speed.
 SQUEEZE_SETTLE_S = 1.0
 ONE_PAD_STALLED = "only one pad reached the object"
 SQUEEZE_TIMED_OUT = "the squeeze did not reach its stop in time"
@@ -108,7 +109,8 @@ class Squeeze:
         self.stalled_steps = 0
         self.servo_push = False  # force-limited before both pads touch (see above)
         self.blocked_before = False
-        self.time_limit_s = self.max_travel / p.closing_speed_m_s + SQUEEZE_SETTLE_S
+        slowest = min(p.closing_speed_m_s, self.contact_cap / p.time_step_s)
+        self.time_limit_s = self.max_travel / slowest + SQUEEZE_SETTLE_S
 
     def run(self) -> Generator[Frame, None, ContactSummary | None]:
         """Close until the stop; returns the last summary (None: the trial ended here)."""
@@ -313,8 +315,8 @@ class Squeeze:
         r.reason = SQUEEZE_TIMED_OUT
         r.error = (
             f"the squeeze had not reached its stop after {self.time_limit_s:.2f} s of simulated "
-            "time (the jaws' whole opening at their closing speed, plus "
-            f"{SQUEEZE_SETTLE_S:g} s), where the real gripper would have stopped"
+            "time (the jaws' whole opening at the squeeze's slowest closing speed, plus "
+            f"{SQUEEZE_SETTLE_S:g} s)"
         )
 
     def _threshold_before_gripping(self, frame: Frame) -> None:
