@@ -33,6 +33,8 @@ RUN_COLUMNS = (
     "grip (N)",
     "lift grip (N)",
     "lift (mm)",
+    "slip (mm)",
+    "turn (°)",
     "frames",
     "time (s)",
 )
@@ -100,7 +102,7 @@ class RunsTable(QTableWidget):
         r = rec.result
         outcome = ""
         reason = ""
-        values = ["", "", "", "", "", "", ""]
+        values = [""] * (len(RUN_COLUMNS) - 4)
         if r is not None:
             outcome = "success" if r.success else "fail"
             reason = r.reason + (f": {r.error}" if r.error else "")
@@ -109,11 +111,12 @@ class RunsTable(QTableWidget):
             values = [
                 _fmt(r.psi1_j, ".3g"), _fmt(r.psi2_j, ".3g"), _fmt(r.grip_force_n, ".3f"),
                 _fmt(lowest_lift_grip(rec), ".3f"), _fmt(r.lift_height_m * 1e3, ".2f"),
+                _fmt(max(r.slip1_m, r.slip2_m) * 1e3, ".2f"), _fmt(math.degrees(r.rotation_rad), ".1f"),
                 str(r.frames or len(rec.frames)),
                 _fmt(r.wall_time_s, ".1f"),
             ]  # fmt: skip
         elif rec.frames:
-            values[5] = str(len(rec.frames))
+            values[RUN_COLUMNS.index("frames") - 4] = str(len(rec.frames))
         cells = [str(rec.trial), rec.status, outcome, reason, *values]
         color = STATUS_COLORS.get(rec.status)
         if r is not None and rec.status == "done":

@@ -49,6 +49,13 @@ class TrialResult:
     grip_force2_n: float = float("nan")
     squeeze_balanced: bool = False
     lift_height_m: float = float("nan")  # object lowest point above the ground at the end
+    # How the object moved in the grip over the lift and hold (engine.grasp.grip_measures):
+    # its largest slip along each pad (m), its largest rotation (rad), and the lowest grip
+    # force of the weaker pad (N).
+    slip1_m: float = float("nan")
+    slip2_m: float = float("nan")
+    rotation_rad: float = float("nan")
+    min_lift_grip_n: float = float("nan")
     frames: int = 0
     newton_iterations: int = 0
     rollbacks: int = 0
@@ -76,6 +83,10 @@ class TrialResult:
             "grip_force_2": self.grip_force2_n,
             "squeeze_balanced": self.squeeze_balanced,
             "lift_height": self.lift_height_m,
+            "slip_1": self.slip1_m,
+            "slip_2": self.slip2_m,
+            "rotation": self.rotation_rad,
+            "min_lift_grip": self.min_lift_grip_n,
             "frames": self.frames,
             "newton_iterations": self.newton_iterations,
             "rollbacks": self.rollbacks,

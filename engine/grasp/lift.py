@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.errors import SolverError
 from engine.grasp.frames import Frame
+from engine.grasp.grip_measures import GripTracker
 from engine.grasp.params import SimulationParams
 from engine.ipc.contact_metrics import ContactSummary
 from engine.ipc.stepper import StepBlocked, StepCommand
@@ -28,10 +29,11 @@ STEADY_LIFT_STEPS = 4
 
 
 def lift(
-    sim: GraspSimulation, hold_force_n: float | None
+    sim: GraspSimulation, hold_force_n: float | None, grip: GripTracker
 ) -> Generator[Frame, None, ContactSummary]:
-    """Lift, then hold; yields the frames and returns the last contact summary.
-    `hold_force_n`: the force-controlled jaws' force (None: they keep their separation)."""
+    """Lift, then hold; yields the frames and returns the last contact summary. `hold_force_n`:
+    the force-controlled jaws' force (None: they keep their separation); `grip` has been
+    started at the lift's first state and follows the object's slip and rotation in the grip."""
     p, stepper = sim.params, sim.stepper
     max_lift = p.lift_height_m + p.slip_tolerance_m
     t_start = stepper.state.time_s
@@ -70,11 +72,16 @@ def lift(
         stepper.state = new
         frame, summary = sim.frame(new, phase, its)
         yield frame
+        slips, turned = grip.update(frame.object_pose, new.travel_m, new.lift_m)
+        r = sim.result
+        r.min_lift_grip_n = min(r.min_lift_grip_n, min(frame.grip_force_n))
+        out_of_grip = max(slips) > p.slip_tolerance_m or turned > p.rotation_tolerance_rad
         if phase == "lift":
             lag = new.lift_m - (summary.object_min_z_m - z0)
             if summary.object_min_z_m >= p.lift_height_m:
                 phase = "hold"
-            elif lag > p.slip_tolerance_m or new.lift_m >= max_lift - 1e-12:
+                grip.reached_height = True
+            elif lag > p.slip_tolerance_m or out_of_grip or new.lift_m >= max_lift - 1e-12:
                 return summary
         else:
             hold_steps -= 1

@@ -6,6 +6,7 @@ parameter dock, CSV columns, session I/O).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -305,13 +306,35 @@ class SimulationParams:
     )
     slip_tolerance_m: float = param(
         0.005,
-        _SOLVER,
+        _ADV,
         unit="m",
-        help="the lift ends early when the plates rise this much more than the object",
+        help="success test: the most the object may slip along either pad over the lift and "
+        "hold and still count as held (the lift ends early beyond it)",
         low=0.0,
         low_inclusive=False,
         high=0.1,
         flag="--slip-tolerance",
+        label="Slip tolerance",
+        display_unit="mm",
+        display_scale=1e-3,
+        step=0.5,
+        decimals=1,
+    )
+    rotation_tolerance_rad: float = param(
+        math.radians(10.0),
+        _ADV,
+        unit="rad",
+        help="success test: the most the object may turn in the grip over the lift and hold "
+        "and still count as held (the lift ends early beyond it); 10 deg by default",
+        low=0.0,
+        low_inclusive=False,
+        high=math.pi,
+        flag="--rotation-tolerance",
+        label="Turn tolerance",
+        display_unit="°",
+        display_scale=math.pi / 180.0,
+        step=1.0,
+        decimals=1,
     )
     hold_time_s: float = param(
         0.05,

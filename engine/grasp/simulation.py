@@ -18,6 +18,7 @@ object does not touch the ground (contact = closer than the barrier distance dha
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Generator
 
@@ -25,16 +26,19 @@ import numpy as np
 
 from engine.errors import SolverError
 from engine.grasp.frames import Frame, TrialResult
+from engine.grasp.grip_measures import GripTracker
 from engine.grasp.lift import lift
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import check_jaws_close_on_object, place_open_jaws
 from engine.grasp.squeeze import Squeeze
 from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
-from engine.grasp.squeeze_rules import judge_lift
+from engine.grasp.squeeze_rules import GripOutcome, Tolerances, judge_lift
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.affine_body import pose_matrix
 from engine.ipc.contact_metrics import (
+    SOURCE_PAD1,
+    SOURCE_PAD2,
     ContactForces,
     ContactSummary,
     GripForces,
@@ -149,10 +153,37 @@ class GraspSimulation:
             return
         # A force-controlled gripper keeps pressing with the force it has reached.
         hold_force_n = max(0.5 * (summary.grip_force_n[0] + summary.grip_force_n[1]), 0.0)
-        summary = yield from lift(self, hold_force_n if p.hold == "force" else None)
-        r.success, r.reason = judge_lift(
-            summary, p.lift_height_m, p.dhat_m, self.stepper.state.lift_m
+        st = self.stepper.state
+        grip = GripTracker()
+        grip.start(
+            self.object_pose(st), self._contact_centres(st), self.normals, st.travel_m, st.lift_m
         )
+        r.min_lift_grip_n = math.inf
+        summary = yield from lift(self, hold_force_n if p.hold == "force" else None, grip)
+        r.slip1_m, r.slip2_m = grip.max_slip_m
+        r.rotation_rad = grip.max_rotation_rad
+        outcome = GripOutcome((r.slip1_m, r.slip2_m), r.rotation_rad, grip.reached_height)
+        tolerances = Tolerances(p.slip_tolerance_m, p.rotation_tolerance_rad)
+        r.success, r.reason = judge_lift(
+            summary, outcome, tolerances, p.dhat_m, self.stepper.state.lift_m
+        )
+
+    def _contact_centres(self, st: StepState) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Each pad's centre of contact on the object at `st` (its normal forces' centroid,
+        world m; None for a pad without contact force)."""
+        s = self.system
+        if st.contact is None:
+            return (None, None)
+        forces = object_contact_forces(s, st.contact, s.collision_vertices(st.u))
+        out: list[np.ndarray | None] = []
+        for source in (SOURCE_PAD1, SOURCE_PAD2):
+            mine = forces.source == source
+            weight = np.linalg.norm(forces.normal_n[mine], axis=1)
+            total = float(weight.sum())
+            out.append(
+                None if total <= 0.0 else (forces.points[mine] * weight[:, None]).sum(0) / total
+            )
+        return (out[0], out[1])
 
     def approach_limit(self, delta: float, touching: tuple[bool, bool]) -> float:
         """Closing increment that brings no untouched pad closer than 0.9 dhat to the object.
@@ -177,6 +208,12 @@ class GraspSimulation:
         return min(delta, share * room)
 
     # --- readings and frames ------------------------------------------------------------------
+    def object_pose(self, st: StepState) -> np.ndarray:
+        """The object's pose at `st` (4x4, world <- its resting frame)."""
+        pose = pose_matrix(self.system.object_state(st.u))
+        pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
+        return pose
+
     def _barrier(self, st: StepState) -> ipc.BarrierPotential:
         return ipc.barrier(self.params.dhat_m, max(st.kappa, 1e-300))
 
@@ -197,9 +234,7 @@ class GraspSimulation:
         """The frame of an accepted state (`grip`: self.grip(st), when known)."""
         s = self.system
         summary = self.summary(st, grip)
-        q = s.object_state(st.u)
-        pose = pose_matrix(q)
-        pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
+        pose = self.object_pose(st)
         forces = ContactForces.empty()
         if st.contact is not None and self.contact_forces:
             forces = object_contact_forces(s, st.contact, s.collision_vertices(st.u))

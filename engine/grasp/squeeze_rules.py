@@ -7,6 +7,9 @@ succeeded. They take numbers only, so they are tested (and mutation-tested) with
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from engine.ipc.contact_metrics import ContactSummary
 
 # A force stop of the force-limited squeeze is reached within this fraction of the force.
@@ -83,21 +86,58 @@ def stop_accepted(balanced: bool, unbalanced: int, q: float, threshold: float) -
     return balanced or unbalanced >= 10 or q > threshold * 4
 
 
-def judge_lift(
-    summary: ContactSummary, lift_height_m: float, dhat_m: float, plates_lift_m: float
-) -> tuple[bool, str]:
-    """IPC-GraspSim's success test at the end of the hold: (success, reason).
+@dataclass(frozen=True)
+class GripOutcome:
+    """What the lift measured (engine.grasp.grip_measures): the largest slip along each pad (m)
+    and rotation in the grip (rad) over the lift and hold, and whether the object's lowest point
+    reached the lift height (within dhat) during the lift."""
 
-    Success iff the object's lowest point reached the lift height (within the barrier distance
-    dhat), both pads still touch it and it no longer touches the ground ("touch": closer
-    than dhat).
+    slip_m: tuple[float, float]
+    rotation_rad: float
+    reached_height: bool
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """The success test's tolerances: slip along a pad (m) and rotation in the grip (rad)."""
+
+    slip_m: float
+    rotation_rad: float
+
+
+def judge_lift(
+    summary: ContactSummary,
+    grip: GripOutcome,
+    tolerances: Tolerances,
+    dhat_m: float,
+    plates_lift_m: float,
+) -> tuple[bool, str]:
+    """The success test at the end of the hold: (success, reason).
+
+    Success iff the object's lowest point reached the lift height, both pads still touch it, it
+    no longer touches the ground ("touch": closer than dhat), and over the lift and hold it
+    slipped along neither pad by more than the slip tolerance nor turned in the grip by more
+    than the rotation tolerance. A held object that sags a little (a long bar's far end, a
+    compliant grip settling) is lifted; one that turns out of the pads or slides down is not.
     """
-    lifted = summary.object_min_z_m >= lift_height_m - dhat_m
     held = summary.pad_object[0] > 0 and summary.pad_object[1] > 0
     off_ground = summary.object_ground == 0 and summary.object_min_z_m > dhat_m
-    if lifted and held and off_ground:
+    k = 0 if grip.slip_m[0] >= grip.slip_m[1] else 1
+    slipped = grip.slip_m[k] > tolerances.slip_m
+    turned = grip.rotation_rad > tolerances.rotation_rad
+    if held and off_ground and grip.reached_height and not slipped and not turned:
         return True, "lifted"
-    if not lifted:
+    if slipped:
+        return False, (
+            f"object slipped {grip.slip_m[k] * 1e3:.2f} mm along pad {k + 1} "
+            f"(tolerance {tolerances.slip_m * 1e3:g} mm)"
+        )
+    if turned:
+        return False, (
+            f"object turned {math.degrees(grip.rotation_rad):.1f} deg in the grip "
+            f"(tolerance {math.degrees(tolerances.rotation_rad):g} deg)"
+        )
+    if not grip.reached_height:
         return False, (
             f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.2f} mm "
             f"while the plates rose {plates_lift_m * 1e3:.1f} mm"

@@ -33,14 +33,17 @@ import numpy as np
 from engine.errors import GraspError
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
+from engine.grasp.grip_measures import GripTracker
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import check_open_jaws_clear_ground
-from engine.grasp.squeeze_rules import JAWS_CLOSED
+from engine.grasp.squeeze_rules import JAWS_CLOSED, GripOutcome, Tolerances, judge_lift
 from engine.grasp.trial_plan import PlannedTrial, TrialSpec, plan_trials
 from engine.grasp.trials import OnFrame, drive_trial
 from engine.gripper.jaws import place_jaws
 from engine.gripper.pad_geometry import pad_outline
+from engine.ipc.contact_metrics import ContactSummary
 from engine.mujoco_baseline import contact
+from engine.mujoco_baseline.contact_readings import contact_readings, pad_contact_centres
 from engine.mujoco_baseline.gripper import GripperSpec, gripper_for
 from engine.mujoco_baseline.jaw_contacts import JawContact, grip_force, jaw_contacts, jaw_prism
 from engine.mujoco_baseline.model import (
@@ -174,41 +177,11 @@ class MujocoTrial:
     # --- measurements ------------------------------------------------------------------------
     def _contacts(self) -> dict[str, object]:
         """Forces and touches: pad k on the object, the object on the ground, pad-pad."""
-        mj, s, d = self.mujoco, self.scene, self.data
-        m = s.model
-        force = [0.0, 0.0]
-        points = [0, 0]
-        touch = [0, 0]
-        ground = 0
-        pad_pad = 0
-        min_dist = math.inf
-        wrench = np.zeros(6)
-        for i in range(d.ncon):
-            c = d.contact[i]
-            g1, g2 = int(c.geom1), int(c.geom2)
-            dist = float(c.dist)
-            pads = [k for k in range(2) if s.pad_geoms[k] in (g1, g2)]
-            on_object = g1 in s.object_geoms or g2 in s.object_geoms
-            min_dist = min(min_dist, dist)
-            if len(pads) == 2:
-                pad_pad += 1
-            elif pads and on_object:
-                k = pads[0]
-                touch[k] += 1
-                if c.efc_address >= 0:
-                    mj.mj_contactForce(m, d, i, wrench)
-                    force[k] += float(wrench[0])
-                    points[k] += 1
-            elif on_object and s.ground_geom in (g1, g2):
-                ground += 1
-        return {
-            "force": force,
-            "points": points,
-            "touch": touch,
-            "ground": ground,
-            "pad_pad": pad_pad,
-            "min_dist": min_dist,
-        }
+        return contact_readings(self.mujoco, self.scene, self.data)
+
+    def _pad_contact_centres(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Each pad's centre of contact on the object (its normal forces' centroid, world m)."""
+        return pad_contact_centres(self.mujoco, self.scene, self.data)
 
     def _object_pose(self) -> np.ndarray:
         d, b = self.data, self.scene.object_body
@@ -326,8 +299,13 @@ class MujocoTrial:
         for k in range(2):  # keep pressing with F
             self.data.ctrl[k] = float(self.data.qpos[self.scene.pad_qpos[k]]) + self._lead
         lift0 = float(self.data.qpos[self.scene.lift_qpos])
-        yield from self._lift(lift0)
-        self._judge(lift0)
+        grip = GripTracker()
+        jaws = place_jaws(self.pose, self.params.open_width_m)
+        normals = (jaws[0].normal, jaws[1].normal)
+        grip.start(self._object_pose(), self._pad_contact_centres(), normals, 0.0, 0.0)
+        self.result.min_lift_grip_n = math.inf
+        yield from self._lift(lift0, grip)
+        self._judge(lift0, grip)
 
     def _emit(self, phase: str, c: dict[str, object]) -> Frame:
         frame = self._frame(phase, c, self._index)
@@ -391,8 +369,9 @@ class MujocoTrial:
         )
         r.squeeze_balanced = True
 
-    def _lift(self, lift0: float) -> Generator[Frame, None, None]:
-        """Lift (after the ramp, at the lift speed) to the lift height, then hold."""
+    def _lift(self, lift0: float, grip: GripTracker) -> Generator[Frame, None, None]:
+        """Lift (after the ramp, at the lift speed) to the lift height, then hold; `grip`
+        follows the object's slip and rotation in the grip."""
         p, h = self.params, self.mj.time_step_s
         z0 = self._object_min_z()
         max_lift = p.lift_height_m + p.slip_tolerance_m
@@ -410,46 +389,57 @@ class MujocoTrial:
             self._step(speed)
             self.data.qvel[self.scene.lift_dof] = 0.0
             z = self._object_min_z()
+            lifted = float(self.data.qpos[self.scene.lift_qpos]) - lift0
+            slips, turned = grip.update(self._object_pose(), 0.0, lifted)
+            out_of_grip = max(slips) > p.slip_tolerance_m or turned > p.rotation_tolerance_rad
             end = False
             if phase == "lift":
-                lifted = float(self.data.qpos[self.scene.lift_qpos]) - lift0
                 if z >= p.lift_height_m:
                     phase = "hold"
-                elif lifted - (z - z0) > p.slip_tolerance_m or lifted >= max_lift - 1e-9:
+                    grip.reached_height = True
+                elif (
+                    lifted - (z - z0) > p.slip_tolerance_m
+                    or out_of_grip
+                    or lifted >= max_lift - 1e-9
+                ):
                     end = True
             else:
                 hold_left -= 1
                 end = hold_left <= 0
             if step % self._per_frame == 0 or end:
-                yield self._emit(phase, self._contacts())
+                c = self._contacts()
+                force = c["force"]
+                assert isinstance(force, list)
+                self.result.min_lift_grip_n = min(self.result.min_lift_grip_n, min(force))
+                yield self._emit(phase, c)
             if end:
                 break
 
-    def _judge(self, lift0: float) -> None:
-        """The outcome by the IPC simulator's success test."""
+    def _judge(self, lift0: float, grip: GripTracker) -> None:
+        """The outcome by the IPC simulator's success test (engine.grasp.squeeze_rules)."""
         p, r = self.params, self.result
         c = self._contacts()
-        touch = c["touch"]
-        assert isinstance(touch, list)
+        touch, force = c["touch"], c["force"]
+        assert isinstance(touch, list) and isinstance(force, list)
         z = self._object_min_z()
         r.lift_height_m = z
         r.newton_iterations = self._iterations
-        lifted_ok = z >= p.lift_height_m - p.dhat_m
-        held = touch[0] > 0 and touch[1] > 0
-        off_ground = int(c["ground"]) == 0 and z > p.dhat_m  # type: ignore[call-overload]
-        r.success = bool(lifted_ok and held and off_ground)
-        if r.success:
-            r.reason = "lifted"
-        elif not lifted_ok:
-            lifted = float(self.data.qpos[self.scene.lift_qpos]) - lift0
-            r.reason = (
-                f"object slipped: its lowest point reached {z * 1e3:.1f} mm while the plates "
-                f"rose {lifted * 1e3:.1f} mm"
-            )
-        elif not held:
-            r.reason = "object lost contact with a pad during the lift"
-        else:
-            r.reason = "object still touches the ground"
+        r.slip1_m, r.slip2_m = grip.max_slip_m
+        r.rotation_rad = grip.max_rotation_rad
+        summary = ContactSummary(
+            pad_object=(int(touch[0]), int(touch[1])),
+            object_ground=int(c["ground"]),  # type: ignore[call-overload]
+            pad_ground=0,
+            pad_pad=int(c["pad_pad"]),  # type: ignore[call-overload]
+            grip_force_n=(float(force[0]), float(force[1])),
+            min_distance_m=float(c["min_dist"]),  # type: ignore[arg-type]
+            object_min_z_m=z,
+            intersection_free=True,
+        )
+        outcome = GripOutcome((r.slip1_m, r.slip2_m), r.rotation_rad, grip.reached_height)
+        tolerances = Tolerances(p.slip_tolerance_m, p.rotation_tolerance_rad)
+        lifted = float(self.data.qpos[self.scene.lift_qpos]) - lift0
+        r.success, r.reason = judge_lift(summary, outcome, tolerances, p.dhat_m, lifted)
 
 
 def run_mujoco_trial(

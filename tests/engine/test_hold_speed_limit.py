@@ -4,7 +4,8 @@ closing speed (the YuMi: 25 mm/s), as real fingers do when the held object gives
 REACH grasp 19 pinches the 3 cm cube by a corner; the robot dropped it in 5 of 5 trials. With
 a 3 N grip the cube turns out of the pads during the lift. Under a pure force hold the fingers
 then met no resistance but their own inertia: Newton's steps grew to centimetres and the trial
-ended as "solver failed" after 200 iterations. With the speed limit it ends as a slip."""
+ended as "solver failed" after 200 iterations. With the speed limit it ends as the cube turning
+out of the pads (the success test measures its rotation in the grip) or slipping."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_a_grip_that_gives_way_slips_at_the_closing_speed():
     frames = []
     result = run_trial(obj, nominal, params, on_frame=frames.append)
     assert not result.error, result.error
-    assert result.reason.startswith("object slipped"), result.reason
+    assert result.reason.startswith(("object turned", "object slipped")), result.reason
     assert not result.success
     lift = [f for f in frames if f.phase != "squeeze"]
     assert lift

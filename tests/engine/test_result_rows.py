@@ -87,7 +87,7 @@ def test_a_results_row_gives_back_its_trial_and_parameters():
     result = TrialResult(
         trial=3, success=True, reason="lifted", psi1_j=1.5e-4, psi2_j=1.25e-4,
         grip_force1_n=19.5, grip_force2_n=20.25, squeeze_balanced=True, lift_height_m=0.021,
-        frames=88, newton_iterations=412, rollbacks=2, wall_time_s=1.75, min_distance_m=2e-5,
+        slip1_m=3e-4, slip2_m=1.5e-4, rotation_rad=0.02, min_lift_grip_n=19.25, frames=88, newton_iterations=412, rollbacks=2, wall_time_s=1.75, min_distance_m=2e-5,
         intersection_free=True, perturbation={"dx": 0.001, "rz": -0.002}, error="",
     )  # fmt: skip
     context = context_columns("builtin:cube", None, 0, Grasp([0, 0, 0.015], [1, 0, 0]), SIM, 7)

@@ -1,15 +1,21 @@
-"""IPC-GraspSim's success test (Kim 2022, Sec. 3.2) at its boundaries: lifted 2 cm (within the
-0.1 mm barrier distance), both pads still touching the object, the object off the ground."""
+"""The success test at its boundaries: the object's lowest point reached the 2 cm lift height
+(IPC-GraspSim, Kim 2022, Sec. 3.2), both pads still touch it, it is off the ground, and over the
+lift and hold it slipped along neither pad and turned in the grip by no more than the stated
+tolerances (a held object that sags is lifted, one that turns out of the pads is not)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from engine.grasp.squeeze_rules import judge_lift
+from engine.grasp.squeeze_rules import GripOutcome, Tolerances, judge_lift
 from engine.ipc.contact_metrics import ContactSummary
 
 LIFT = 0.02  # m, the paper's lift height
 DHAT = 1e-4  # m, contact = closer than the barrier distance
+TOL = Tolerances(slip_m=0.005, rotation_rad=math.radians(10.0))
+HELD = GripOutcome((0.0, 0.0), 0.0, reached_height=True)
 
 
 def _summary(z: float, pads: tuple[int, int] = (5, 5), ground: int = 0) -> ContactSummary:
@@ -25,40 +31,55 @@ def _summary(z: float, pads: tuple[int, int] = (5, 5), ground: int = 0) -> Conta
     )
 
 
+def _judge(z, pads=(5, 5), ground=0, grip=HELD, plates=0.021):
+    return judge_lift(_summary(z, pads, ground), grip, TOL, DHAT, plates_lift_m=plates)
+
+
 @pytest.mark.parametrize(
     ("z", "pads", "ground", "success", "reason"),
     [
         (0.02, (5, 5), 0, True, "lifted"),
         (0.02, (1, 1), 0, True, "lifted"),  # one contact pair per pad is a touch
-        (0.02 - 0.99 * DHAT, (5, 5), 0, True, "lifted"),  # within dhat of 2 cm
-        (0.02 - 1.01 * DHAT, (5, 5), 0, False, "object slipped"),  # held, off the ground, short
-        (0.012, (5, 5), 0, False, "object slipped"),
+        # A held object that sags after reaching the height (a long bar's far end) is lifted.
+        (0.02 - 2 * DHAT, (5, 5), 0, True, "lifted"),
         (0.02, (0, 5), 0, False, "object lost contact with a pad"),
         (0.02, (5, 0), 0, False, "object lost contact with a pad"),
         (0.02, (5, 5), 3, False, "object still touches the ground"),
     ],
 )
-def test_success_needs_height_both_pads_and_no_ground(z, pads, ground, success, reason):
-    ok, why = judge_lift(_summary(z, pads, ground), LIFT, DHAT, plates_lift_m=0.021)
+def test_success_needs_both_pads_and_no_ground(z, pads, ground, success, reason):
+    ok, why = _judge(z, pads, ground)
     assert ok is success
     assert why.startswith(reason)
 
 
-def test_the_height_and_ground_boundaries_are_exact():
-    # Exactly dhat short of the lift height still counts as lifted (within dhat, inclusive).
-    ok, _ = judge_lift(_summary(LIFT - DHAT), LIFT, DHAT, plates_lift_m=0.021)
-    assert ok is True
-    # Lowest point exactly dhat above the ground: it still touches it (closer than dhat
-    # counts as touching; a 2-dhat lift height makes the height condition hold there).
-    ok, why = judge_lift(_summary(DHAT), 2 * DHAT, DHAT, plates_lift_m=0.021)
-    assert (ok, why) == (False, "object still touches the ground")
-
-
-def test_a_slip_reports_both_heights_in_mm():
-    ok, why = judge_lift(_summary(0.012), LIFT, DHAT, plates_lift_m=0.021)
-    assert (ok, why) == (
+def test_the_height_must_be_reached_during_the_lift():
+    short = GripOutcome((0.0, 0.0), 0.0, reached_height=False)
+    assert _judge(0.012, grip=short) == (
         False,
         "object slipped: its lowest point reached 12.00 mm while the plates rose 21.0 mm",
     )
-    _, why = judge_lift(_summary(0.0125), LIFT, DHAT, plates_lift_m=0.09)
+    _, why = _judge(0.0125, grip=short, plates=0.09)
     assert why == "object slipped: its lowest point reached 12.50 mm while the plates rose 90.0 mm"
+
+
+def test_the_slip_and_rotation_tolerances_are_inclusive_and_named():
+    at = GripOutcome((TOL.slip_m, 0.0), TOL.rotation_rad, reached_height=True)
+    assert _judge(0.02, grip=at) == (True, "lifted")
+    over = GripOutcome((0.001, TOL.slip_m * 1.01), 0.0, reached_height=True)
+    assert _judge(0.02, grip=over) == (
+        False,
+        "object slipped 5.05 mm along pad 2 (tolerance 5 mm)",
+    )
+    turned = GripOutcome((0.0, 0.0), math.radians(10.5), reached_height=True)
+    assert _judge(0.02, grip=turned) == (
+        False,
+        "object turned 10.5 deg in the grip (tolerance 10 deg)",
+    )
+
+
+def test_the_ground_boundary_is_exact():
+    # Lowest point exactly dhat above the ground: it still touches it (closer than dhat counts
+    # as touching).
+    ok, why = judge_lift(_summary(DHAT), HELD, TOL, DHAT, plates_lift_m=0.021)
+    assert (ok, why) == (False, "object still touches the ground")
