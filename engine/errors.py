@@ -41,6 +41,24 @@ def literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+@dataclass(frozen=True)
+class Message:
+    """A notice (not an error) that names settings the same way: `template` holds {0}, {1},
+    ... for `settings`; `str()` says them in the command line's words."""
+
+    template: str
+    settings: tuple[Setting, ...] = ()
+
+    def render(self, say: Renderer = Setting.cli_words) -> str:
+        """The message with each setting said by `say`."""
+        if not self.settings:
+            return self.template
+        return self.template.format(*(say(s) for s in self.settings))
+
+    def __str__(self) -> str:
+        return self.render()
+
+
 class IpcGraspError(Exception):
     """Base class: a problem the user can act on (the message says how).
 

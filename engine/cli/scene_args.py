@@ -88,6 +88,8 @@ def grasp_from_args(
                 f"{g['approach_angle_rad']:.6g} rad",
                 file=sys.stderr,
             )
+        if chosen.weak is not None:
+            print(f"warning: {chosen.weak}", file=sys.stderr)
         return grasp if angle is None else Grasp(grasp.center, grasp.axis, angle)
     if args.grasp_center is None or args.grasp_axis is None:
         raise ParameterError(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import GraspError, IpcGraspError, literal
+from engine.errors import GraspError, IpcGraspError, Message, literal
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.sampler import (
@@ -81,6 +81,11 @@ class DefaultGrasp:
     how: str  # THROUGH_CENTRE or "best of N sampled grasps (...)"
     candidate: GraspCandidate | None = None  # the sampled candidate, when sampled
     centre_refusal: str = ""  # why the through-the-centre grasp did not fit ('' if it did)
+    # The grasp's analytic margin (how many times the object's weight it holds; NaN when not
+    # evaluated) and, when it is below 1, a notice naming the presets whose default grasp can
+    # carry the object (engine.analytic.ranking.default_grasp_for).
+    margin: float = float("nan")
+    weak: Message | None = None
 
 
 def _accepted(obj: RestingObject, grasp: Grasp, params: SimulationParams) -> str:
