@@ -45,8 +45,10 @@ def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
 
 
 def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dict) -> None:
+    from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S
     from engine.grasp.frames import Frame, TrialResult
     from engine.grasp.simulation import build_pad
+    from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
     from engine.grasp.trials import CANCELLED, run_trial
     from engine.gripper.pad_fields import PadFieldEvaluator
 
@@ -78,7 +80,15 @@ def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dic
             caches[key] = build_pad(p)
         pad = caches[key]
         fields = PadFieldEvaluator(pad, p.youngs_modulus_pa, p.poisson_ratio)
-        result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame)
+        # The batch's limit: a trial that stalls ends with a reason instead of holding the
+        # worker (the frames so far stay in the run).
+        with wall_clock_limit(DEFAULT_TRIAL_TIMEOUT_S):
+            result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame)
+    except TrialTimedOut as exc:
+        result.success = False
+        result.reason = TIMED_OUT
+        result.error = f"the trial ran longer than {exc.limit_s:g} s and was stopped"
+        result.frames = count
     except Exception as exc:  # report, never die: the GUI marks the trial failed with this
         result.success = False
         result.reason = "worker error"

@@ -1,4 +1,5 @@
-"""When a batch worker process is replaced by a fresh one (engine.batch.runner does it).
+"""When a batch worker process is replaced by a fresh one (engine.batch.runner does it), and how
+long one task may take.
 
 Free of imports, so `ipcgrasp batch --help` shows the defaults without loading the simulator.
 """
@@ -6,6 +7,11 @@ Free of imports, so `ipcgrasp batch --help` shows the defaults without loading t
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+DEFAULT_TRIAL_TIMEOUT_S = 300.0
+"""A task's default wall-clock limit (s; engine.batch.tasks enforces it): far above any trial
+seen on real meshes (15 s on a 16k-face scan), far below the minutes a stalled one held a
+batch."""
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,11 @@ from engine.analytic import registry
 from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.registry import IPC, MUJOCO, ModelSpec
 from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
+from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.mujoco_baseline.params import MujocoParams
@@ -152,6 +154,9 @@ class BatchConfig:
     mujoco: MujocoParams = field(default_factory=MujocoParams)  # the MuJoCo baseline's own
     # `--frames DIR`: keep each IPC trial's frames in DIR/<task key>.npz (not part of any key).
     frames_dir: str | None = None
+    # `--trial-timeout`: the wall-clock limit of one task (s; None: none), not part of any key:
+    # a task over it becomes an error row and the batch goes on.
+    trial_timeout_s: float | None = DEFAULT_TRIAL_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -446,14 +451,15 @@ def run_task(task: Task) -> dict[str, object]:
     row = base_row(task)
     row["started_at"] = _now()
     try:
-        obj, mesh, grasp = _scene(task.grasp)
-        _describe_scene(row, obj, mesh, grasp)
-        if task.model == IPC:
-            _run_ipc(task, row, obj, grasp)
-        elif task.model == MUJOCO:
-            _run_mujoco(task, row, obj, grasp)
-        else:
-            _run_analytic(task, row, obj, grasp)
+        with wall_clock_limit(task.config.trial_timeout_s):
+            obj, mesh, grasp = _scene(task.grasp)
+            _describe_scene(row, obj, mesh, grasp)
+            if task.model == IPC:
+                _run_ipc(task, row, obj, grasp)
+            elif task.model == MUJOCO:
+                _run_mujoco(task, row, obj, grasp)
+            else:
+                _run_analytic(task, row, obj, grasp)
         row["status"] = STATUS_OK
     except Exception as exc:  # a failing task is recorded and the batch goes on
         unexpected = not isinstance(exc, IpcGraspError)
@@ -490,6 +496,8 @@ def error_row(task: Task, reason: str, message: str) -> dict[str, object]:
 def _failure_reason(exc: BaseException) -> str:
     from engine.errors import GraspError, MeshError, SolverError
 
+    if isinstance(exc, TrialTimedOut):
+        return TIMED_OUT
     if isinstance(exc, MeshError):
         return "bad or missing mesh"
     if isinstance(exc, GraspError):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.analytic.registry import IPC, batch_models, names
-from engine.batch.recycle import RecyclePolicy
+from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S, RecyclePolicy
 from engine.cli.commands import help_of
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
@@ -82,6 +83,14 @@ def add_batch_arguments(
         help="resume a results file that holds rows of another engine build: its rows are "
         "kept, every task runs again with this build and rows say which build made them",
     )
+    p.add_argument(
+        "--trial-timeout",
+        type=float,
+        default=DEFAULT_TRIAL_TIMEOUT_S,
+        metavar="S",
+        help="wall-clock limit of one task in seconds (0: none): a task over it ends as an "
+        "error row saying so (rerun it with --retry-errors) and the batch goes on",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--progress-interval",
@@ -130,6 +139,9 @@ def config_from_args(
 
     if args.workers is not None and args.workers < 0:
         raise ParameterError(f"--workers must be >= 0 (got {args.workers})")
+    timeout = getattr(args, "trial_timeout", 0.0)
+    if not (timeout >= 0.0 and math.isfinite(timeout)):
+        raise ParameterError(f"--trial-timeout must be a number of seconds >= 0 (got {timeout})")
     return BatchConfig(
         models=models,
         spec=schema.from_args(TrialSpec, args),
@@ -138,6 +150,7 @@ def config_from_args(
         analytic_mu=getattr(args, "analytic_mu", None),
         mujoco=schema.from_args(MujocoParams, args),
         frames_dir=_frames_folder(getattr(args, "frames", None)),
+        trial_timeout_s=timeout if timeout > 0 else None,
     )
 
 
