@@ -5,7 +5,8 @@ meshes), with the YCB paper's masses and the default density for the parts. For 
 each gripper preset: load it as `ipcgrasp simulate` does (metres, no flags), rest it in its most
 probable pose (or the pose named below), choose the default grasp, run one nominal trial in a
 fresh process under the batch's wall-clock limit, and record the outcome and reason, the
-largest force any pad pressed along its closing direction against the gripper's rating, the
+largest force any pad pressed along its closing direction (its contacts' normal and friction
+forces on the object) against the gripper's rating, the
 slip and rotation in the grip, frames, Newton iterations, the trial's wall time and the
 process's peak memory. Writes benchmarks/results/real_meshes.md.
 
@@ -126,10 +127,18 @@ try:
         out["margin"] = chosen.margin
         out["weak"] = "" if chosen.weak is None else str(chosen.weak)
         (nominal,) = plan_trials(chosen.grasp, TrialSpec(n_trials=1))
+        from engine.gripper.jaws import place_jaws
+
+        closing = [j.normal for j in place_jaws(nominal.pose, params.open_width_m)]
         peak = [0.0]
 
         def on_frame(f):
-            peak[0] = max(peak[0], *f.grip_force_n)
+            # The force each pad presses with along its closing direction: its contact points'
+            # normal and friction forces on the object (what the gripper's rating limits).
+            for k in (0, 1):
+                mine = f.contact_source == k
+                total = (f.contact_normal_n[mine] + f.contact_friction_n[mine]).sum(0)
+                peak[0] = max(peak[0], float(total @ closing[k]))
             return None
 
         r = run_trial(obj, nominal, params, on_frame=on_frame)

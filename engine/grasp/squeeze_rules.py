@@ -138,9 +138,13 @@ def judge_lift(
             f"(tolerance {math.degrees(tolerances.rotation_rad):g} deg)"
         )
     if not grip.reached_height:
+        # Said with the grip measures, so a user tells a slide (slip near the lag) from a pivot
+        # about the contact (little slip, a turn; the far end left on the ground).
         return False, (
             f"object slipped: its lowest point reached {summary.object_min_z_m * 1e3:.2f} mm "
-            f"while the plates rose {plates_lift_m * 1e3:.1f} mm"
+            f"while the plates rose {plates_lift_m * 1e3:.1f} mm (it slid "
+            f"{grip.slip_m[k] * 1e3:.2f} mm along the pads and turned "
+            f"{math.degrees(grip.rotation_rad):.1f} deg in the grip)"
         )
     if not held:
         return False, "object lost contact with a pad during the lift"
