@@ -12,6 +12,10 @@ from typing import Any
 
 from engine.schema import check_fields, param, to_dict
 
+CONTACT_MODELS = ("mujoco", "pad")
+MUJOCO_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+"""MuJoCo's default solimp (its documentation's default impedance curve)."""
+
 
 @dataclass(frozen=True)
 class MujocoParams:
@@ -35,6 +39,17 @@ class MujocoParams:
         low=0.1,
         high=10.0,
         flag="--mj-damping-ratio",
+        widget="none",
+        group="mujoco",
+    )
+    contact_model: str = param(
+        "pad",
+        unit="",
+        help="pad-object contact: 'pad', the impedance derived from the pad's E A / t "
+        "(engine/mujoco_baseline/contact.py); 'mujoco', MuJoCo's own soft contact (impedance "
+        "0.9-0.95, time constant twice the step), as a MuJoCo user builds it",
+        choices=CONTACT_MODELS,
+        flag="--mj-contact",
         widget="none",
         group="mujoco",
     )

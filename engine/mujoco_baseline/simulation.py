@@ -53,7 +53,7 @@ from engine.mujoco_baseline.model import (
     scene_model,
     set_gripper_pose,
 )
-from engine.mujoco_baseline.params import MujocoParams
+from engine.mujoco_baseline.params import MUJOCO_SOLIMP, MujocoParams
 from engine.scene.resting import RestingObject
 
 log = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ class MujocoTrial:
         set_gripper_pose(s, self.pose)
         for k in range(2):
             for pair in s.pad_object_pairs[k]:
-                m.pair_solimp[pair] = self.stiffness[k].solimp()
+                m.pair_solimp[pair] = self._solimp(k)
                 m.pair_solref[pair] = self.stiffness[k].solref()
             m.actuator_forcerange[k] = (-self.force_n, self.force_n)
         mj.mj_resetData(m, d)
@@ -228,7 +228,13 @@ class MujocoTrial:
                     mj.damping_ratio,
                 )
                 for pair in self.scene.pad_object_pairs[k]:
-                    m.pair_solimp[pair] = self.stiffness[k].solimp()
+                    m.pair_solimp[pair] = self._solimp(k)
+
+    def _solimp(self, k: int) -> tuple[float, ...]:
+        """Pad k's contact impedance: MuJoCo's default, or the one derived from the pad."""
+        if self.mj.contact_model == "mujoco":
+            return MUJOCO_SOLIMP
+        return self.stiffness[k].solimp()
 
     # --- the procedure -----------------------------------------------------------------------
     def frames(self) -> Generator[Frame, None, None]:
