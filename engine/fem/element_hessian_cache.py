@@ -19,13 +19,15 @@ from engine.errors import ParameterError
 from engine.fem.neohookean import (
     HessianAssembler,
     TetRest,
-    _analytic_scratch,
-    _element_gradient,
-    _element_hessian_analytic,
-    _element_hessian_explicit,
     _material,
     _positions,
-    _scatter_element,
+    scatter_element,
+)
+from engine.fem.neohookean_elements import (
+    analytic_scratch,
+    element_gradient,
+    element_hessian_analytic,
+    element_hessian_explicit,
 )
 
 # Largest change (max abs entry of F - F_kept, dimensionless) for which a tet's kept block is
@@ -107,13 +109,13 @@ def _cached_hessian_data_kernel(
     nt = tets.shape[0]
     grad = np.zeros(3 * x.shape[0])
     f, p, bm = np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3))
-    scratch = _analytic_scratch()
+    scratch = analytic_scratch()
     dpdf, t = np.empty((9, 9)), np.empty((9, 12))
     he, diff = np.empty((12, 12)), np.empty((12, 12))
     energy = 0.0
     recomputed = 0
     for e in range(nt):
-        psi_e, ok = _element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad)
+        psi_e, ok = element_gradient(x, tets, dm_inv, volumes, e, mu, lam, f, p, bm, grad)
         energy += psi_e
         if ok:
             change = 0.0
@@ -123,9 +125,9 @@ def _cached_hessian_data_kernel(
             if change <= tol and not np.isnan(f_kept[e, 0, 0]):  # NaN: nothing kept yet
                 continue
             if project:
-                _element_hessian_analytic(f, bm, volumes[e], mu, lam, True, scratch, he)
+                element_hessian_analytic(f, bm, volumes[e], mu, lam, True, scratch, he)
             else:
-                _element_hessian_explicit(f, bm, volumes[e], mu, lam, dpdf, t, he)
+                element_hessian_explicit(f, bm, volumes[e], mu, lam, dpdf, t, he)
             f_kept[e] = f
             recomputed += 1
         else:
@@ -136,5 +138,5 @@ def _cached_hessian_data_kernel(
             for j in range(12):
                 diff[i, j] = he[i, j] - he_kept[e, i, j]
                 he_kept[e, i, j] = he[i, j]
-        _scatter_element(data, diff, pair_of[e], base, stride)
+        scatter_element(data, diff, pair_of[e], base, stride)
     return energy, grad, recomputed
