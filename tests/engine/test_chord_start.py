@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from engine.ipc.newton import PatternLdl, newton_solve
+from engine.ipc.newton import newton_solve
+from engine.ipc.pattern_ldl import PatternLdl
 from tests.engine.toy_objectives import ToyObjective
 
 TOL_M, FORCE_TOL_N = 1e-7, 1e-3

@@ -13,8 +13,8 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from engine.ipc import newton
-from engine.ipc.newton import PatternLdl
+from engine.ipc import pattern_ldl
+from engine.ipc.pattern_ldl import PatternLdl
 
 
 def _mesh_like(n_nodes: int, rng: np.random.Generator, extra: int = 0) -> sp.csr_matrix:
@@ -66,7 +66,7 @@ def test_growing_patterns_are_solved_with_kept_and_fresh_orders(
     monkeypatch: pytest.MonkeyPatch, reorder_fill: float
 ) -> None:
     """1.0: every widened pattern gets a fresh AMD order; 1e9: every one keeps its first."""
-    monkeypatch.setattr(newton, "REORDER_FILL", reorder_fill)
+    monkeypatch.setattr(pattern_ldl, "REORDER_FILL", reorder_fill)
     rng = np.random.default_rng(2)
     ldl = PatternLdl()
     base = _mesh_like(100, rng)
@@ -160,12 +160,12 @@ def test_the_permuted_pattern_is_the_lexsorted_one() -> None:
 
 def test_the_fresh_orders_template_holds_the_union_and_every_diagonal_key() -> None:
     # The AMD template's keys are the set union of the matrix's keys and the diagonal's
-    # (newton._with_diagonal inserts instead of sorting); the order depends on nothing else.
+    # (pattern_ldl._with_diagonal inserts instead of sorting); the order depends on nothing else.
     rng = np.random.default_rng(7)
     for n in (1, 2, 9, 200):
         for size in (0, 1, n, 5 * n):
             union = np.unique(rng.integers(0, n * n, size=size)).astype(np.int64)
             expected = np.union1d(union, np.arange(n, dtype=np.int64) * (n + 1))
-            got = newton._with_diagonal(union, n)
+            got = pattern_ldl._with_diagonal(union, n)
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got, expected)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine.ipc.newton import PatternLdl, newton_solve
+from engine.ipc.newton import newton_solve
+from engine.ipc.pattern_ldl import PatternLdl
 from tests.engine.toy_objectives import ToyObjective
 
 

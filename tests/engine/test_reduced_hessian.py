@@ -10,7 +10,8 @@ import pytest
 import scipy.sparse as sp
 
 from engine.ipc import potential
-from engine.ipc.newton import LdlFactor, PatternLdl
+from engine.ipc.pattern_ldl import PatternLdl
+from engine.ipc.sparse_factors import LdlFactor
 
 pytestmark = pytest.mark.slow
 

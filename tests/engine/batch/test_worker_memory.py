@@ -36,7 +36,7 @@ def indefinite_newton_matrix(n: int = 14) -> sp.csr_matrix:
 def newton_on_indefinite(task: Task) -> dict:
     """Module-level task: what a Newton iteration does with an indefinite (contact) Hessian
     three times (the REACH cube grasp 2 meets ~130 of them per trial)."""
-    from engine.ipc.newton import factor_spd
+    from engine.ipc.sparse_factors import factor_spd
 
     h = indefinite_newton_matrix()
     for _ in range(3):

@@ -1,0 +1,273 @@
+"""LDL^T factorizations of a trial's Newton matrices that share one symbolic analysis
+(`PatternLdl`), and the matrices they take: CSR, or a sum of parts given by their
+upper-triangle entries (`SummedMatrix`)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Protocol, TypeAlias
+
+import numpy as np
+import qdldl
+import scipy.sparse as sp
+
+from engine.ipc.ldl_kernels import (
+    elimination_tree,
+    key_positions,
+    ldl_factor,
+    ldl_solve,
+    permuted_upper_pattern,
+    row_patterns,
+    scatter_sum,
+)
+
+
+class SummedMatrix(Protocol):
+    """A symmetric matrix kept as a sum of parts, each given by its upper-triangle entries."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """[(keys col * n + row with row <= col, values)] per part; keys may repeat (summed)."""
+        ...
+
+    def tocsr(self) -> sp.csr_matrix: ...
+
+
+NewtonMatrix: TypeAlias = "sp.csr_matrix | SummedMatrix"
+
+
+def upper_entries(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions in the data, keys col * n + row) of the upper-triangle entries (row <= col)
+    of an n x n CSR structure: the keys SummedMatrix parts and PatternLdl use."""
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    upper = np.flatnonzero(indices >= rows)
+    return upper, indices[upper].astype(np.int64) * n + rows[upper]
+
+
+def _slots(union: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's slot in the sorted union, and whether the union holds it there."""
+    slots = np.minimum(np.searchsorted(union, keys), len(union) - 1)
+    return slots, union[slots] == keys
+
+
+def as_csr(h: NewtonMatrix) -> sp.csr_matrix:
+    """h as one CSR matrix."""
+    return h.tocsr() if not isinstance(h, sp.csr_matrix) else h
+
+
+def _with_diagonal(union: np.ndarray, n: int) -> np.ndarray:
+    """The sorted keys `union` (col * n + row) with every diagonal key of an n x n matrix
+    inserted where missing: np.union1d's result without its sort (3 ms on n = 1069)."""
+    diagonal = np.arange(n, dtype=np.int64) * (n + 1)
+    at = np.searchsorted(union, diagonal)
+    present = np.zeros(n, dtype=bool)
+    if len(union):
+        present = union[np.minimum(at, len(union) - 1)] == diagonal
+    return np.insert(union.astype(np.int64, copy=False), at[~present], diagonal[~present])
+
+
+@dataclass
+class _Symbolic:
+    """One symbolic analysis: a union of upper-triangle keys, its fill-reducing order, the
+    permuted upper-triangular CSC pattern, and the arrays every numeric pass reuses."""
+
+    union: np.ndarray  # sorted keys col * n + row (row <= col) in the matrix's own indices
+    to_csc: np.ndarray  # union index -> position in the permuted CSC's data
+    perm: np.ndarray  # (P^T v)[j] = v[perm[j]]
+    ap: np.ndarray
+    ai: np.ndarray
+    ax: np.ndarray
+    etree: np.ndarray
+    lp: np.ndarray
+    lx: np.ndarray
+    d: np.ndarray
+    dinv: np.ndarray
+    fresh_fill: float  # nonzeros of L under the last fresh AMD order of this matrix size
+    # L's row indices and each row's (column, slot) sequence (ldl_kernels.row_patterns), built
+    # by with_rows() once the order is chosen.
+    li: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+    rptr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    rcol: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+    rslot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    # Where each column's keys start in `union` (n + 1 entries), for key_positions.
+    column_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def with_rows(self) -> _Symbolic:
+        """This analysis with L's row patterns (0.3 ms on the REACH cube's n = 1069) and the
+        union's column starts."""
+        n = len(self.d)
+        self.rptr, self.rcol, self.rslot, self.li = row_patterns(
+            n, self.ap, self.ai, self.lp, self.etree
+        )
+        self.column_start = np.searchsorted(self.union, np.arange(n + 1, dtype=np.int64) * n)
+        return self
+
+    @classmethod
+    def of(cls, union: np.ndarray, n: int, old: _Symbolic | None = None) -> _Symbolic:
+        """The analysis of the keys `union` of an n x n matrix: elimination tree and L's
+        pattern in a fill-reducing order. A union widened from `old` keeps its order (its new
+        keys couple a few more pad vertices to the object, and a fresh order costs a QDLDL
+        factorization) until L has REORDER_FILL times the fill of the last fresh order; a fresh
+        order is QDLDL's AMD, taken from a diagonally dominant matrix of the same pattern (its
+        diagonal added where the union lacks one)."""
+        if old is not None:
+            kept = cls._in_order(union, n, old.perm, old.fresh_fill)
+            if kept.lp[-1] <= REORDER_FILL * old.fresh_fill:
+                return kept.with_rows()
+        keys = _with_diagonal(union, n)
+        cols = keys // n
+        rows = keys - cols * n
+        dominant = np.where(rows != cols, 1e-3, float(n))
+        col_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
+        template = sp.csc_matrix((dominant, rows.astype(np.int32), col_ptr), shape=(n, n))
+        perm = np.asarray(qdldl.Solver(template, upper=True).factors()[2], dtype=np.int64)
+        fresh = cls._in_order(union, n, perm, 0.0)
+        fresh.fresh_fill = float(fresh.lp[-1])
+        return fresh.with_rows()
+
+    @classmethod
+    def _in_order(cls, union: np.ndarray, n: int, perm: np.ndarray, fresh_fill: float) -> _Symbolic:
+        inv = np.empty(n, dtype=np.int64)
+        inv[perm] = np.arange(n)
+        to_csc, ap, ai = permuted_upper_pattern(np.ascontiguousarray(union, np.int64), n, inv)
+        etree, lnz = elimination_tree(n, ap, ai)
+        lp = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(lnz, out=lp[1:], dtype=np.uint64)
+        nnz_l = int(lp[-1])
+        return cls(
+            union, to_csc, perm, ap, ai, np.zeros(len(union)), etree, lp,
+            np.zeros(nnz_l), np.zeros(n), np.zeros(n), fresh_fill,
+        )  # fmt: skip
+
+
+class PatternFactor:
+    """The LDL^T factor PatternLdl computed last (valid until its next factorization)."""
+
+    def __init__(self, sym: _Symbolic) -> None:
+        self._sym = sym
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """x with H x = rhs."""
+        s = self._sym
+        return ldl_solve(s.lp, s.li, s.lx, s.dinv, s.perm, np.ascontiguousarray(rhs, np.float64))
+
+
+# A widened pattern is reordered once its L has this much more fill than under its last AMD order.
+REORDER_FILL = 1.1
+
+
+class PatternLdl:
+    """LDL^T factorizations that share one symbolic analysis per matrix size.
+
+    The Newton matrices of a trial differ in their contact blocks only, so their patterns stay
+    within a union that stops growing after a few steps: each matrix is scattered into that
+    union's permuted pattern and only refactorized numerically (QDLDL's up-looking algorithm
+    in numba with each row's pattern precomputed, engine.ipc.ldl_kernels: about 0.8 ms on the
+    REACH cube's n = 1069, and D tells definiteness). A matrix with an entry outside the union
+    widens it and pays one symbolic analysis (_Symbolic.of).
+
+    A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
+    pattern, the contact blocks as triplets): each part's slots are remembered while its keys
+    repeat, so a Newton matrix costs one scatter per part, not a sparse sum.
+    """
+
+    def __init__(self) -> None:
+        self._by_n: dict[int, _Symbolic] = {}
+        # The last positive definite factor, and the key of the solve that made it (label_last).
+        self._last: PatternFactor | None = None
+        self._last_key: Hashable = None
+        # Per part position: (its last keys, the analysis they were placed in, their slots).
+        self._part_slots: dict[int, tuple[np.ndarray, _Symbolic, np.ndarray]] = {}
+        # The last CSR structure seen: (indptr, indices, upper-triangle entries, their keys).
+        self._csr: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0),
+            np.empty(0),
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.int64),
+        )
+
+    def factor(self, h: NewtonMatrix) -> PatternFactor | None:
+        """The factor of h, or None when h is not positive definite.
+
+        A CSR h may have unsorted or duplicate entries (sums of sparse products do): entries
+        are summed into their slots, so no canonical copy is made.
+        """
+        n = h.shape[0]
+        if isinstance(h, sp.csr_matrix):
+            parts = [self._csr_upper(h)]
+        else:
+            parts = h.upper_parts()
+        sym = self._by_n.get(n)
+        slots = None if sym is None else self._all_slots(parts, sym)
+        if sym is None or slots is None:
+            keys = np.concatenate([keys for keys, _ in parts])
+            if sym is None:
+                union = np.unique(keys)
+            else:
+                # Widen the union by the missing keys only (union1d would re-sort ~50k keys).
+                extra = np.unique(keys[~_slots(sym.union, keys)[1]])
+                union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
+            sym = self._by_n[n] = _Symbolic.of(union, n, sym)
+            slots = self._all_slots(parts, sym)
+            assert slots is not None  # the union holds every key now
+        sym.ax[:] = 0.0
+        for sl, (_, values) in zip(slots, parts, strict=True):
+            scatter_sum(sym.ax, sl, np.ascontiguousarray(values, dtype=np.float64))
+        definite = ldl_factor(
+            n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, sym.lx, sym.d, sym.dinv,
+            sym.rptr, sym.rcol, sym.rslot,
+        )  # fmt: skip
+        # A failed factorization overwrote part of sym's L and D: no last factor then.
+        self._last = PatternFactor(sym) if definite == n else None
+        self._last_key = None
+        return self._last
+
+    def label_last(self, key: Hashable) -> None:
+        """Tag the last factor with the key of the objective it was computed for."""
+        self._last_key = key
+
+    def last_factor(self, key: Hashable) -> PatternFactor | None:
+        """The last factor if it is positive definite and tagged with `key`."""
+        if self._last is None or key is None or self._last_key != key:
+            return None
+        return self._last
+
+    def _all_slots(
+        self, parts: list[tuple[np.ndarray, np.ndarray]], sym: _Symbolic
+    ) -> list[np.ndarray] | None:
+        """Every part's slots in sym's data, None if a key is missing from its union."""
+        out = []
+        for k, (keys, _) in enumerate(parts):
+            slots = self._slots_in(k, keys, sym)
+            if slots is None:
+                return None
+            out.append(slots)
+        return out
+
+    def _slots_in(self, k: int, keys: np.ndarray, sym: _Symbolic) -> np.ndarray | None:
+        """Positions of part k's keys in the permuted pattern's data (remembered while they
+        repeat), None if one is missing from the union."""
+        cached = self._part_slots.get(k)
+        if cached is not None and cached[1] is sym:
+            if cached[0] is keys or np.array_equal(cached[0], keys):
+                return cached[2]
+        positions = key_positions(
+            sym.union, sym.column_start, len(sym.d), np.ascontiguousarray(keys, np.int64),
+            sym.to_csc,
+        )  # fmt: skip
+        if len(positions) != len(keys):
+            return None
+        self._part_slots[k] = (keys, sym, positions)
+        return positions
+
+    def _csr_upper(self, h: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, values) of a CSR matrix's upper triangle; the same keys object while its
+        structure repeats (Newton matrices of one step mostly share one)."""
+        indptr, indices, upper, keys = self._csr
+        if not (np.array_equal(indptr, h.indptr) and np.array_equal(indices, h.indices)):
+            upper, keys = upper_entries(h.indptr, h.indices, h.shape[0])
+            self._csr = (h.indptr.copy(), h.indices.copy(), upper, keys)
+        return keys, h.data[upper]
