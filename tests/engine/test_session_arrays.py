@@ -88,7 +88,7 @@ def test_the_arrays_hash_must_be_text_of_64_hex_digits(saved):  # noqa: F811
 
 
 def test_the_arrays_file_size_cap_is_inclusive(saved, monkeypatch):  # noqa: F811
-    from engine.io import session as session_module
+    from engine.io.session import arrays as session_module
 
     json_path, npz_path = saved
     size = npz_path.stat().st_size

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.io import session as session_module
 from engine.io.session import SessionError, load_session
+from engine.io.session import reading as session_module
 from tests.engine.test_session_validation import edit_json, saved  # noqa: F401
 
 
