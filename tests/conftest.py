@@ -23,7 +23,7 @@ def reach_table():  # -> engine.batch.grasp_table.GraspTable
 
 def reach_scene(index: int):  # -> (RestingObject, Grasp)
     """The resting cube and the grasp of REACH attempt `index` (skips without the data)."""
-    from engine.batch.grasp_table import build_scene
+    from engine.batch.grasp_scene import build_scene
 
     obj, _, grasp = build_scene(reach_table().grasps[index])
     return obj, grasp

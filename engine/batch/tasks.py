@@ -44,7 +44,9 @@ from engine import schema
 from engine.analytic import registry
 from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.registry import IPC, MUJOCO, ModelSpec
-from engine.batch.grasp_table import GraspSpec, GraspTable, build_scene
+from engine.batch.grasp_scene import build_scene
+from engine.batch.grasp_spec import GraspSpec
+from engine.batch.grasp_table import GraspTable
 from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S
 from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.grasp import Grasp

@@ -66,7 +66,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Sample, rank and write the grasps; print a summary."""
     from engine.analytic.ranking import QUALITY_MODEL, simulation_ranker
-    from engine.batch.grasp_table import GraspSpec, write_grasp_table
+    from engine.batch.grasp_spec import GraspSpec
+    from engine.batch.grasp_table import write_grasp_table
     from engine.grasp.default_grasp import no_grasp_error
     from engine.grasp.sampler import sample_grasps, settings_for
     from engine.gripper.pad_geometry import pad_outline

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.analytic import registry
-from engine.batch.grasp_table import GraspTableError, load_reach_records
+from engine.batch.grasp_spec import GraspTableError
+from engine.batch.reach_records import load_reach_records
 from engine.batch.tasks import STATUS_OK
 from engine.errors import ParameterError
 

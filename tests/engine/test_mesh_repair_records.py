@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from engine.batch.grasp_table import build_scene, read_grasp_table
+from engine.batch.grasp_scene import build_scene
+from engine.batch.grasp_table import read_grasp_table
 from engine.cli.main import main
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_step_newton_cannot_finish_is_halved_not_failed():
-    from engine.batch.grasp_table import build_scene
+    from engine.batch.grasp_scene import build_scene
     from engine.batch.tasks import BatchConfig, make_tasks
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, planned_trial, run_trial

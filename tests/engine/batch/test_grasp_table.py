@@ -7,12 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from engine.batch.grasp_table import (
-    REACH_JAW_CENTER_Z_M,
-    GraspTableError,
-    build_scene,
-    read_grasp_table,
-)
+from engine.batch.grasp_scene import REACH_JAW_CENTER_Z_M, build_scene
+from engine.batch.grasp_spec import GraspTableError
+from engine.batch.grasp_table import read_grasp_table
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from tests.engine.batch.conftest import CSV_HEADER, CUBE_ROW, write_grasps

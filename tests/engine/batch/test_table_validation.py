@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from engine.batch.grasp_table import GraspTableError, read_grasp_table
+from engine.batch.grasp_spec import GraspTableError
+from engine.batch.grasp_table import read_grasp_table
 from engine.batch.results_store import ResultsStore, read_results
 from engine.cli.main import main
 from engine.errors import ParameterError
