@@ -31,7 +31,8 @@ from engine.batch.runner import (
     WorkerStats,
     measured,
 )
-from engine.batch.tasks import Task, error_row, run_task
+from engine.batch.task_run import run_task
+from engine.batch.tasks import Task, error_row
 from engine.errors import ParameterError
 from engine.lifeline import Reaper
 

@@ -25,14 +25,18 @@ from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.batch.progress import Progress
 from engine.batch.recycle import RecyclePolicy
 from engine.batch.results_store import ResultsStore, ResumeInfo
-from engine.batch.tasks import STATUS_ERROR, Task, error_row, run_task
+from engine.batch.task_run import run_task
+from engine.batch.tasks import STATUS_ERROR, Task, error_row
 from engine.batch.worker_init import init_worker
 from engine.cores import usable_cores
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 log = logging.getLogger(__name__)
 
@@ -197,50 +201,7 @@ def local_results(
     # task that causes it and the others are not charged.
     suspects: list[Task] = []
     while queue or suspects:
-        executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker)
-        in_flight: dict[Future, Task] = {}
-        lost: list[Task] = []
-        alone = False
-        recycle = False  # a worker is due: take no new task, drain, start a fresh pool
-        try:
-            while (suspects or in_flight or (queue and not recycle)) and not lost:
-                if suspects:
-                    if not in_flight:
-                        task = suspects.pop()
-                        in_flight[executor.submit(measured, fn, task)] = task
-                        alone = True
-                else:
-                    alone = False
-                    while queue and not recycle and len(in_flight) < 2 * workers:
-                        task = queue.pop()
-                        in_flight[executor.submit(measured, fn, task)] = task
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    task = in_flight.pop(fut)
-                    try:
-                        row, worker, rss, peak = fut.result()
-                    except BrokenProcessPool:
-                        log.warning("a worker died with task %s in flight", task.key)
-                        lost.append(task)
-                        continue
-                    except Exception as exc:  # pickling problems and the like
-                        log.error("task %s failed outside run_task", task.key, exc_info=True)
-                        row = error_row(task, "task failed", f"{type(exc).__name__}: {exc}")
-                    else:
-                        if policy.due(stats.record(worker, rss, peak), rss) and not recycle:
-                            log.info(
-                                "recycling the workers (%s ran %d tasks, %.0f MB)",
-                                worker,
-                                stats.tasks[worker],
-                                rss,
-                            )
-                            recycle = True
-                    yield row
-        finally:
-            _terminate(executor)
-            for worker in list(stats.rss_mb):  # every worker of this pool is gone
-                stats.retire(worker, recycled=recycle)
-        lost += in_flight.values()
+        lost, alone = yield from _pool_rows(ctx, workers, fn, policy, stats, queue, suspects)
         if alone and lost:
             for task in lost:
                 log.error("task %s killed its worker twice: recorded as an error", task.key)
@@ -252,6 +213,66 @@ def local_results(
                 )
         else:
             suspects.extend(reversed(lost))
+
+
+def _pool_rows(
+    ctx: BaseContext,
+    workers: int,
+    fn: Callable[[Task], dict],
+    policy: RecyclePolicy,
+    stats: WorkerStats,
+    queue: list[Task],
+    suspects: list[Task],
+) -> Generator[dict[str, object], None, tuple[list[Task], bool]]:
+    """Rows from one process pool, taking tasks from the end of `queue` (or one suspect at a
+    time) until a worker dies or one is due for recycling; then the pool is stopped.
+
+    Returns the tasks lost with a dead worker and whether the last of them ran alone."""
+    executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker)
+    in_flight: dict[Future, Task] = {}
+    lost: list[Task] = []
+    alone = False
+    recycle = False  # a worker is due: take no new task, drain, start a fresh pool
+    try:
+        while (suspects or in_flight or (queue and not recycle)) and not lost:
+            if suspects:
+                if not in_flight:
+                    task = suspects.pop()
+                    in_flight[executor.submit(measured, fn, task)] = task
+                    alone = True
+            else:
+                alone = False
+                while queue and not recycle and len(in_flight) < 2 * workers:
+                    task = queue.pop()
+                    in_flight[executor.submit(measured, fn, task)] = task
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                task = in_flight.pop(fut)
+                try:
+                    row, worker, rss, peak = fut.result()
+                except BrokenProcessPool:
+                    log.warning("a worker died with task %s in flight", task.key)
+                    lost.append(task)
+                    continue
+                except Exception as exc:  # pickling problems and the like
+                    log.error("task %s failed outside run_task", task.key, exc_info=True)
+                    row = error_row(task, "task failed", f"{type(exc).__name__}: {exc}")
+                else:
+                    if policy.due(stats.record(worker, rss, peak), rss) and not recycle:
+                        log.info(
+                            "recycling the workers (%s ran %d tasks, %.0f MB)",
+                            worker,
+                            stats.tasks[worker],
+                            rss,
+                        )
+                        recycle = True
+                yield row
+    finally:
+        _terminate(executor)
+        for worker in list(stats.rss_mb):  # every worker of this pool is gone
+            stats.retire(worker, recycled=recycle)
+    lost += in_flight.values()
+    return lost, alone
 
 
 def _main_guard_hint() -> str:

@@ -1,7 +1,9 @@
 """Batch tasks: one IPC or MuJoCo trial, or one analytic model's robustness over samples.
 
-A task is plain picklable data (it travels to spawn workers and Ray workers); `run_task` turns
-it into one result row and never raises: a failure becomes a row with status 'error' and why.
+A task is plain picklable data (it travels to spawn workers and Ray workers);
+`run_task` (engine.batch.task_run) turns it into one result row (the columns and the rows'
+common part are here: RESULT_COLUMNS, base_row, error_row) and never raises: a failure becomes
+a row with status 'error' and why.
 
 Seeds: every grasp gets its own perturbation seed derived from (batch seed, grasp id), and the
 same list is used by every model (IPC trial k is trial k of the grasp's trial plan,
@@ -23,17 +25,12 @@ registered at run time in the driver is registered in the spawned or Ray worker 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import json
-import logging
-import math
 import os
 import platform
 import socket
-import time
-import traceback
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -44,15 +41,13 @@ from engine import schema
 from engine.analytic import registry
 from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.registry import IPC, MUJOCO, ModelSpec
-from engine.batch.grasp_scene import build_scene
 from engine.batch.grasp_spec import GraspSpec
 from engine.batch.grasp_table import GraspTable
 from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S
-from engine.errors import IpcGraspError, ParameterError
+from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
-from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
-from engine.grasp.trials import TrialSpec, planned_trial, run_trial
+from engine.grasp.trials import TrialSpec
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.mujoco_baseline.params import MujocoParams
 from engine.scene.object_mesh import MESH_COLUMNS, ObjectMesh, mesh_columns
@@ -60,16 +55,12 @@ from engine.version import build_id
 
 if TYPE_CHECKING:
     from engine.analytic.params import AnalyticParams
-    from engine.grasp.frames import Frame
-    from engine.gripper.pad_geometry import PadMesh
     from engine.scene.resting import RestingObject
-
-log = logging.getLogger(__name__)
 
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
 
-_IPC_OUTCOMES = [
+IPC_OUTCOMES = [
     c for c in OUTCOME_COLUMNS if c not in ("trial", "success", "reason", "error", "wall_time_s")
 ]
 PARAM_COLUMNS = schema.columns(SimulationParams)
@@ -115,7 +106,7 @@ RESULT_COLUMNS = (
     "approach_angle",
     *PARAM_COLUMNS,
     "analytic_params",
-    *_IPC_OUTCOMES,
+    *IPC_OUTCOMES,
     "ipcgrasp_version",
     "python_version",
     "numpy_version",
@@ -288,7 +279,7 @@ def make_tasks(
     return tasks
 
 
-# --- running -----------------------------------------------------------------------------------
+# --- rows --------------------------------------------------------------------------------------
 @functools.cache
 def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
@@ -306,32 +297,12 @@ def _versions() -> dict[str, str]:
     }
 
 
-_SCENES: dict[str, tuple[RestingObject, ObjectMesh, Grasp]] = {}
-
-
-def _scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
-    """build_scene, cached per worker: the tasks of one grasp reuse its mesh and stable pose."""
-    key = json.dumps(spec.identity(), default=str)
-    if key not in _SCENES:
-        if len(_SCENES) >= 8:
-            _SCENES.pop(next(iter(_SCENES)))
-        _SCENES[key] = build_scene(spec)
-    return _SCENES[key]
-
-
-@functools.lru_cache(maxsize=4)
-def _pad(pad: str, edge: float, layers: int | None) -> PadMesh:
-    """The pad mesh of these settings, cached per worker (meshing takes a while)."""
-    from engine.grasp.simulation import build_pad
-
-    return build_pad(SimulationParams(pad=pad, pad_edge_length_m=edge, pad_layers=layers))
-
-
-def _now() -> str:
+def now_iso() -> str:
+    """The time now (UTC, ISO 8601 to the millisecond): a row's started_at and finished_at."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _clean(text: str) -> str:
+def one_line(text: str) -> str:
     """One physical CSV line per row: the resume logic repairs the file line by line."""
     return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
@@ -384,140 +355,8 @@ def _describe_scene(
     row["approach_angle"] = g["approach_angle_rad"]
 
 
-def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
-    from engine.batch.trial_frames import save_trial_frames
-
-    p, cfg = task.params, task.config
-    plan = dataclasses.replace(cfg.spec, seed=task.grasp_seed)
-    planned = planned_trial(grasp, plan, task.trial)
-    pad = _pad(p.pad, p.pad_edge_length_m, p.pad_layers)
-    frames: list[Frame] = []  # kept with --frames DIR (engine.batch.trial_frames)
-    keep = frames.append if cfg.frames_dir else None
-    result = run_trial(obj, planned, p, pad=pad, on_frame=keep)
-    data = result.as_json()
-    row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
-    row["success"] = bool(result.success)
-    row["robustness"] = 1.0 if result.success else 0.0
-    row["reason"] = result.reason
-    row["error"] = _clean(result.error)
-    row["wall_time_s"] = result.wall_time_s
-    try:
-        save_trial_frames(task, planned.pose, frames, pad, obj)
-    except ParameterError as exc:  # the trial's row stands; a resume writes the frames again
-        log.warning("task %s: frames not saved: %s", task.key, exc)
-        note = f"frames not saved: {exc}"
-        row["error"] = _clean("; ".join(filter(None, [str(row["error"]), note])))
-
-
-def _run_mujoco(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
-    """Trial k of the grasp's plan in the MuJoCo baseline (the IPC task's pose and row columns)."""
-    from engine.mujoco_baseline.simulation import run_mujoco_trial
-
-    plan = dataclasses.replace(task.config.spec, seed=task.grasp_seed)
-    trial = planned_trial(grasp, plan, task.trial)
-    result = run_mujoco_trial(obj, trial, task.params, task.config.mujoco)
-    data = result.as_json()
-    row.update({k: data.get(k, "") for k in _IPC_OUTCOMES})
-    row["success"] = bool(result.success)
-    row["robustness"] = 1.0 if result.success else 0.0
-    row["reason"] = result.reason
-    row["error"] = _clean(result.error)
-    row["wall_time_s"] = result.wall_time_s
-
-
-def _run_analytic(task: Task, row: dict[str, object], obj: RestingObject, grasp: Grasp) -> None:
-    from engine.analytic.pipeline import analyze_grasp
-
-    params = task.analytic_params()
-    row["analytic_params"] = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
-    results = analyze_grasp(obj, grasp, params, [task.model], task.config.samples, task.grasp_seed)
-    res = next((r for r in results if r.model == task.model), results[0])
-    row["success"] = bool(res.success)
-    row["robustness"] = float(res.robustness)
-    row["robustness_ci_low"], row["robustness_ci_high"] = (float(v) for v in res.robustness_ci)
-    row["margin"] = float(res.margin)
-    row["reason"] = _clean(res.reason) or ("success" if res.success else "")
-    row["wall_time_s"] = float(res.time_s)
-    row["time_per_sample_s"] = float(res.time_per_sample_s)
-    row["samples"] = res.samples or task.config.samples
-
-
-def run_task(task: Task) -> dict[str, object]:
-    """Run one task and return its result row (status 'error' with the reason on failure)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    if task.model_spec is not None:
-        try:  # a model registered at run time in the driver (a no-op for the built-in ones)
-            registry.register(task.model_spec)
-        except ParameterError as exc:
-            return error_row(task, "bad input", str(exc))
-    row = base_row(task)
-    row["started_at"] = _now()
-    try:
-        with wall_clock_limit(task.config.trial_timeout_s):
-            obj, mesh, grasp = _scene(task.grasp)
-            _describe_scene(row, obj, mesh, grasp)
-            if task.model == IPC:
-                _run_ipc(task, row, obj, grasp)
-            elif task.model == MUJOCO:
-                _run_mujoco(task, row, obj, grasp)
-            else:
-                _run_analytic(task, row, obj, grasp)
-        row["status"] = STATUS_OK
-    except Exception as exc:  # a failing task is recorded and the batch goes on
-        unexpected = not isinstance(exc, IpcGraspError)
-        log.log(
-            logging.ERROR if unexpected else logging.INFO,
-            "task %s (%s, grasp %s) failed: %s",
-            task.key,
-            task.model,
-            task.grasp.grasp_id,
-            exc,
-            exc_info=unexpected,
-        )
-        row["status"] = STATUS_ERROR
-        row["success"] = ""
-        row["robustness"] = ""
-        row["reason"] = _failure_reason(exc)
-        row["error"] = _clean(
-            str(exc) if isinstance(exc, IpcGraspError) else traceback.format_exc(limit=3)
-        )
-    row["task_time_s"] = time.perf_counter() - start
-    # CPU time of this process: far below task_time_s means the worker waited for a core.
-    row["task_cpu_s"] = time.process_time() - cpu
-    row["finished_at"] = _now()
-    return {k: _finite(v) for k, v in row.items()}
-
-
 def error_row(task: Task, reason: str, message: str) -> dict[str, object]:
     """A row for a task that never returned (its worker died, it was lost)."""
     row = base_row(task)
-    row.update(status=STATUS_ERROR, reason=reason, error=_clean(message), finished_at=_now())
+    row.update(status=STATUS_ERROR, reason=reason, error=one_line(message), finished_at=now_iso())
     return row
-
-
-def _failure_reason(exc: BaseException) -> str:
-    from engine.errors import GraspError, MeshError, SolverError
-
-    if isinstance(exc, TrialTimedOut):
-        return TIMED_OUT
-    if isinstance(exc, MeshError):
-        return "bad or missing mesh"
-    if isinstance(exc, GraspError):
-        return "invalid grasp"
-    if isinstance(exc, SolverError):
-        return "solver failed"
-    if isinstance(exc, ParameterError):
-        return "bad input"
-    if isinstance(exc, ImportError):
-        return "model not available"
-    return f"unexpected {type(exc).__name__}"
-
-
-def _finite(v: object) -> object:
-    if isinstance(v, float) and math.isnan(v):
-        return "nan"
-    if isinstance(v, np.floating):
-        return float(v)
-    if isinstance(v, str):
-        return _clean(v) if "\n" in v or "\r" in v else v
-    return v

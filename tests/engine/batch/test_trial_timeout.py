@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import engine.batch.tasks as tasks
+import engine.batch.task_run as tasks
 from engine.cli.main import main
 from tests.engine.batch.conftest import read_rows, write_grasps
 

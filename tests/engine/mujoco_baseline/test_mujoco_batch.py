@@ -7,7 +7,8 @@ import pytest
 pytest.importorskip("mujoco", reason="the MuJoCo baseline needs the mujoco extra")
 
 from engine.batch.grasp_table import read_grasp_table
-from engine.batch.tasks import IPC, MUJOCO, BatchConfig, make_tasks, parse_models, run_task
+from engine.batch.task_run import run_task
+from engine.batch.tasks import IPC, MUJOCO, BatchConfig, make_tasks, parse_models
 from engine.evaluation.labels import predictions_from_rows
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
