@@ -27,7 +27,7 @@ from engine.batch.grasp_spec import GraspSpec, GraspTableError, RowError, bad_ro
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.io.results_csv import OUTCOME_COLUMNS
-from engine.scene.mesh_repair import parse_body
+from engine.scene.mesh_bodies import parse_body
 from engine.scene.object_mesh import MESH_COLUMNS, UNIT_SCALE_M
 
 # Per-row parameter columns -> SimulationParams fields.

@@ -19,37 +19,26 @@ never touched. In order:
    fan around the loop's centroid; larger holes and edges shared by three or more faces cannot
    be repaired safely and are refused with the counts and the fix;
 5. the winding is made consistent and outward (positive volume).
+
+Steps 2 and 3 are engine.scene.mesh_bodies; the surface measures all steps share are
+engine.scene.mesh_surface.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import trimesh
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.spatial import ConvexHull, QhullError
 
-from engine.errors import MeshError, ParameterError, Setting, literal
-from engine.scene.scene_settings import body_setting
-
-FRAGMENT_VOLUME_FRACTION = 0.01
-"""A detached piece enclosing less than this fraction of the largest piece's volume is removed."""
+from engine.errors import MeshError, ParameterError
+from engine.scene.mesh_bodies import SeveralBodiesError as SeveralBodiesError  # the app's import
+from engine.scene.mesh_bodies import choose_bodies, parse_body
+from engine.scene.mesh_surface import is_closed, mm, plural, signed_volume, undirected_edges
 
 MAX_HOLE_FRACTION = 0.1
 """Largest hole filled: its boundary loop spans at most this fraction of the body's diagonal."""
-
-MAX_PIECES = 10_000
-"""Most separate pieces a mesh may consist of (fragments included)."""
-
-MAX_BODIES = 1000
-"""Most real bodies kept together with body="all"."""
-
-MAX_LISTED_BODIES = 50
-"""Most bodies described one by one for a chooser (SeveralBodiesError.bodies)."""
 
 _MERGE_TOLERANCE = 1e-9
 """Vertices closer than this fraction of the bounding-box diagonal are one vertex."""
@@ -101,73 +90,6 @@ class MeshRepair:
 NO_REPAIR = MeshRepair()
 
 
-class SeveralBodiesError(MeshError):
-    """A file holds several real bodies and none was chosen; `bodies` describes each (largest
-    first: "body 0: 36 cm^3, 12 faces, 40 x 30 x 30 mm at (0, 0, 0) mm")."""
-
-    def __init__(
-        self, message: str, bodies: tuple[str, ...], *, settings: Sequence[Setting] = ()
-    ) -> None:
-        super().__init__(message, settings=settings)
-        self.bodies = bodies
-
-
-def parse_body(body: str | int | None) -> int | str | None:
-    """`body` as None (refuse several bodies), "all" or a body index >= 0."""
-    if body is None:
-        return None
-    if isinstance(body, bool):
-        raise ParameterError(
-            f"{{0}} must be a body number or 'all', got {literal(repr(body))}",
-            settings=[body_setting()],
-        )
-    if isinstance(body, int | np.integer):
-        value = int(body)
-    else:
-        text = str(body).strip().lower()
-        if text == "":
-            return None
-        if text == "all":
-            return "all"
-        if not text.isdigit():
-            raise ParameterError(
-                f"{{0}} must be a body number (0 = the largest) or 'all', got {literal(repr(body))}",
-                settings=[body_setting()],
-            )
-        value = int(text)
-    if value < 0:
-        raise ParameterError(
-            f"{{0}} must be a body number >= 0 (0 = the largest), got {value}",
-            settings=[body_setting()],
-        )
-    return value
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
-
-
-def _mm(length_m: float) -> str:
-    return f"{length_m * 1e3:.3g} mm"
-
-
-def _cm3(volume_m3: float) -> str:
-    return f"{volume_m3 * 1e6:.3g} cm^3"
-
-
-def _signed_volume(vertices: np.ndarray, faces: np.ndarray) -> float:
-    tri = vertices[faces]
-    return float(np.einsum("ij,ij->i", tri[:, 0], np.cross(tri[:, 1], tri[:, 2])).sum() / 6.0)
-
-
-def _undirected_edges(faces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per face corner edge (3 per face): its unique-edge index, plus the unique edges and their
-    use counts."""
-    edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
-    unique, inverse, counts = np.unique(edges, axis=0, return_inverse=True, return_counts=True)
-    return inverse.reshape(-1), unique, counts
-
-
 def _merge_vertices(
     vertices: np.ndarray, faces: np.ndarray, indexed: bool, changes: list[str]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -185,9 +107,9 @@ def _merge_vertices(
     vertices = vertices[first[ids]]
     faces = faces_compact.reshape(-1, 3)
     if duplicates and indexed:  # an STL stores every triangle's corners apart: not a defect
-        changes.append(f"merged {_plural(duplicates, 'duplicate vertex', 'duplicate vertices')}")
+        changes.append(f"merged {plural(duplicates, 'duplicate vertex', 'duplicate vertices')}")
     if unused:
-        changes.append(f"dropped {_plural(unused, 'unused vertex', 'unused vertices')}")
+        changes.append(f"dropped {plural(unused, 'unused vertex', 'unused vertices')}")
     return vertices, faces
 
 
@@ -209,225 +131,22 @@ def _drop_bad_faces(vertices: np.ndarray, faces: np.ndarray, changes: list[str])
     flat = area <= (1e-12 * diagonal) ** 2
     dropped_flat = 0
     if flat.any():
-        _, _, before = _undirected_edges(faces)
-        _, _, after = _undirected_edges(faces[~flat])
+        _, _, before = undirected_edges(faces)
+        _, _, after = undirected_edges(faces[~flat])
         if np.sum(after == 1) <= np.sum(before == 1):
             faces = faces[~flat]
             dropped_flat = int(flat.sum())
     degenerate = int(repeated.sum()) + dropped_flat
     if degenerate:
-        changes.append(f"dropped {_plural(degenerate, 'degenerate (zero-area) face')}")
+        changes.append(f"dropped {plural(degenerate, 'degenerate (zero-area) face')}")
     if duplicate:
-        changes.append(f"dropped {_plural(duplicate, 'duplicate face')}")
+        changes.append(f"dropped {plural(duplicate, 'duplicate face')}")
     return faces
-
-
-def _pieces(faces: np.ndarray) -> tuple[int, np.ndarray]:
-    """Connected pieces of the surface through edges used by exactly two faces."""
-    corner_edge, _, counts = _undirected_edges(faces)
-    face_of = np.repeat(np.arange(len(faces)), 3)
-    manifold = counts[corner_edge] == 2
-    order = np.argsort(corner_edge[manifold], kind="stable")
-    pairs = face_of[manifold][order].reshape(-1, 2)
-    n = len(faces)
-    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    count, labels = connected_components(graph, directed=False)
-    return int(count), labels
-
-
-def _is_closed(faces: np.ndarray) -> bool:
-    _, _, counts = _undirected_edges(faces)
-    return len(faces) > 0 and bool(np.all(counts == 2))
-
-
-def _enclosed_volume(vertices: np.ndarray, faces: np.ndarray) -> float:
-    """A closed piece's volume; an open piece's convex hull volume (0 if flat)."""
-    if _is_closed(faces):
-        mesh = trimesh.Trimesh(vertices, faces, process=False)
-        if not mesh.is_winding_consistent:
-            trimesh.repair.fix_winding(mesh)
-        return abs(_signed_volume(np.asarray(mesh.vertices), np.asarray(mesh.faces)))
-    points = vertices[np.unique(faces)]
-    if len(points) < 4:
-        return 0.0
-    try:
-        return float(ConvexHull(points).volume)
-    except (QhullError, ValueError):
-        return 0.0
-
-
-@dataclass(frozen=True)
-class _Body:
-    faces: np.ndarray  # into the shared vertex array
-    volume_m3: float
-    closed: bool
-
-
-def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -> None:
-    """Refuse overlapping and nested bodies (MeshError with the counts and the fix).
-
-    Overlapping bodies would count the overlap twice (two overlapping 3 cm cubes read as
-    54 cm^3 instead of 46) and an inner shell (a cavity or a nested part) adds its volume
-    instead of removing it (a cube with a 1 cm shell inside: 28 cm^3, not 26).
-    """
-    parts = []
-    for b in bodies:
-        part = trimesh.Trimesh(vertices, b.faces, process=False)
-        part.remove_unreferenced_vertices()
-        if b.closed:
-            trimesh.repair.fix_winding(part)
-            if _signed_volume(np.asarray(part.vertices), np.asarray(part.faces)) < 0:
-                part.invert()  # contains() wants outward normals
-        parts.append(part)
-    nested = overlapping = 0
-    for k, part in enumerate(parts):
-        lo, hi = part.bounds
-        for j, other in enumerate(parts):
-            if j == k or not bodies[j].closed:
-                continue
-            olo, ohi = other.bounds
-            if np.any(hi < olo) or np.any(ohi < lo):
-                continue  # bounding boxes apart: cannot touch
-            # Vertices and face centres (coplanar overlaps put vertices on the other's faces).
-            corners = part.vertices[:: max(1, len(part.vertices) // 200)]
-            centres = part.triangles_center[:: max(1, len(part.faces) // 200)]
-            inside = other.contains(np.vstack([corners, centres]))
-            if inside.all():
-                nested += 1
-                break
-            if inside.any():
-                overlapping += 1
-                break
-    if not nested and not overlapping:
-        return
-    what = []
-    if overlapping:
-        what.append(f"{overlapping} overlap another")
-    if nested:
-        what.append(f"{nested} inside another (an inner shell or nested part)")
-    raise MeshError(
-        f"{literal(where)} is made of {len(bodies)} separate closed surfaces, "
-        f"{' and '.join(what)}: its volume and mass would be wrong (overlaps counted twice, "
-        "inner shells added). Merge the bodies into one solid with a boolean union (e.g. "
-        "Blender's Boolean modifier or MeshLab), delete inner shells, or choose one body ({0})",
-        settings=[body_setting("K")],
-    )
-
-
-def _describe_bodies(vertices: np.ndarray, bodies: list[_Body], limit: int = 6) -> str:
-    return "; ".join(_body_lines(vertices, bodies, limit))
-
-
-def _body_lines(vertices: np.ndarray, bodies: list[_Body], limit: int) -> list[str]:
-    out = []
-    for k, b in enumerate(bodies[:limit]):
-        pts = vertices[np.unique(b.faces)]
-        centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0)) * 1e3
-        size = np.ptp(pts, axis=0) * 1e3
-        out.append(
-            f"body {k}: {_cm3(b.volume_m3)}, {_plural(len(b.faces), 'face')}, "
-            f"{size[0]:.0f} x {size[1]:.0f} x {size[2]:.0f} mm at "
-            f"({centre[0]:.0f}, {centre[1]:.0f}, {centre[2]:.0f}) mm"
-        )
-    if len(bodies) > limit:
-        out.append(f"and {len(bodies) - limit} more")
-    return out
-
-
-def _choose_bodies(
-    vertices: np.ndarray,
-    faces: np.ndarray,
-    body: int | str | None,
-    where: str,
-    changes: list[str],
-) -> tuple[np.ndarray, str]:
-    count, labels = _pieces(faces)
-    if count > MAX_PIECES:
-        raise MeshError(
-            f"{where} is made of {count} separate pieces (at most {MAX_PIECES}): export only the "
-            "part to grasp, or merge its pieces into one solid (a boolean union)"
-        )
-    order = np.argsort(labels, kind="stable")
-    splits = np.cumsum(np.bincount(labels, minlength=count))[:-1]
-    groups = np.split(order, splits)
-    pieces = [
-        _Body(faces[g], _enclosed_volume(vertices, faces[g]), _is_closed(faces[g])) for g in groups
-    ]
-    largest = max(p.volume_m3 for p in pieces)
-    if not largest > 0:
-        # Nothing encloses volume: leave it to the final volume check.
-        return faces, ""
-    threshold = FRAGMENT_VOLUME_FRACTION * largest
-    fragments = [p for p in pieces if p.volume_m3 < threshold]
-    # Largest first; equal volumes (to 6 digits) by the position of their lowest corner.
-    bodies = sorted(
-        (p for p in pieces if p.volume_m3 >= threshold),
-        key=lambda p: (
-            -float(f"{p.volume_m3:.6g}"),
-            *vertices[np.unique(p.faces)].min(axis=0).round(9).tolist(),
-        ),
-    )
-    if fragments:
-        n_faces = sum(len(p.faces) for p in fragments)
-        extent = max(
-            float(np.linalg.norm(np.ptp(vertices[np.unique(p.faces)], axis=0))) for p in fragments
-        )
-        changes.append(
-            f"removed {_plural(len(fragments), 'detached fragment')} of "
-            f"{_plural(n_faces, 'face')} (each encloses less than "
-            f"{FRAGMENT_VOLUME_FRACTION:.0%} of the main body's volume; the largest is "
-            f"{_mm(extent)} across)"
-        )
-    chosen = ""
-    if len(bodies) > 1:
-        if body is None:
-            _check_bodies_apart(vertices, bodies, where)
-            raise SeveralBodiesError(
-                f"{literal(where)} holds {len(bodies)} separate bodies "
-                f"({literal(_describe_bodies(vertices, bodies))}): they would be simulated as one "
-                "rigid object although nothing joins them. Choose the body to grasp ({0}), or keep "
-                "them as one rigid object ({1})",
-                tuple(_body_lines(vertices, bodies, MAX_LISTED_BODIES)),
-                settings=[
-                    body_setting("K", f"0 to {len(bodies) - 1}, largest first"),
-                    body_setting("all"),
-                ],
-            )
-        if body == "all":
-            if len(bodies) > MAX_BODIES:
-                raise MeshError(
-                    f"{literal(where)} holds {len(bodies)} separate bodies (at most {MAX_BODIES} "
-                    "with {0}): merge them into one solid or export only the part to grasp",
-                    settings=[body_setting("all")],
-                )
-            _check_bodies_apart(vertices, bodies, where)
-            chosen = "all"
-            changes.append(f"kept all {len(bodies)} bodies as one rigid object (--body all)")
-        else:
-            assert isinstance(body, int)
-            if body >= len(bodies):
-                raise MeshError(
-                    f"{{0}} is out of range: {literal(where)} holds {len(bodies)} bodies "
-                    f"({literal(_describe_bodies(vertices, bodies))}); choose 0 to {len(bodies) - 1}",
-                    settings=[body_setting(body)],
-                )
-            chosen = f"{body} of {len(bodies)}"
-            changes.append(
-                f"kept body {body} of {len(bodies)} ({_cm3(bodies[body].volume_m3)}; --body "
-                f"{body}), dropped the others"
-            )
-            bodies = [bodies[body]]
-    elif isinstance(body, int) and body > 0:
-        raise MeshError(
-            f"{{0}} is out of range: {literal(where)} holds one body ({{1}}, or leave it out)",
-            settings=[body_setting(body), body_setting(0)],
-        )
-    return np.vstack([b.faces for b in bodies]), chosen
 
 
 def _boundary_loops(faces: np.ndarray) -> list[list[int]] | None:
     """Boundary loops as vertex lists, or None if a vertex has two boundary edges leaving it."""
-    corner_edge, _, counts = _undirected_edges(faces)
+    corner_edge, _, counts = undirected_edges(faces)
     directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
     boundary = directed[counts[corner_edge] == 1]
     nxt: dict[int, int] = {}
@@ -456,7 +175,7 @@ def _boundary_loops(faces: np.ndarray) -> list[list[int]] | None:
 def _fill_holes(
     vertices: np.ndarray, faces: np.ndarray, where: str, changes: list[str]
 ) -> tuple[np.ndarray, np.ndarray]:
-    _, _, counts = _undirected_edges(faces)
+    _, _, counts = undirected_edges(faces)
     boundary = int(np.sum(counts == 1))
     non_manifold = int(np.sum(counts > 2))
     if non_manifold:
@@ -482,8 +201,8 @@ def _fill_holes(
     if max(spans) > limit:
         raise MeshError(
             f"{where} is not watertight ({boundary} boundary edges, 0 non-manifold edges): "
-            f"{_plural(len(loops), 'hole')}, the largest {_mm(max(spans))} across, more than "
-            f"{MAX_HOLE_FRACTION:.0%} of the object's {_mm(diagonal)} (holes up to {_mm(limit)} "
+            f"{plural(len(loops), 'hole')}, the largest {mm(max(spans))} across, more than "
+            f"{MAX_HOLE_FRACTION:.0%} of the object's {mm(diagonal)} (holes up to {mm(limit)} "
             "are filled on load), too large to fill without guessing the shape. The object must "
             "be a closed surface; repair it e.g. in MeshLab or Blender, or with "
             "trimesh.repair.fill_holes"
@@ -499,8 +218,8 @@ def _fill_holes(
         new_faces.append(np.column_stack([np.roll(ring, -1), ring, np.full(len(ring), n)]))
         n += 1
     changes.append(
-        f"filled {_plural(len(loops), 'hole')} of {_plural(boundary, 'edge')} (up to "
-        f"{_mm(max(spans))} across)"
+        f"filled {plural(len(loops), 'hole')} of {plural(boundary, 'edge')} (up to "
+        f"{mm(max(spans))} across)"
     )
     return np.vstack(new_vertices), np.vstack(new_faces)
 
@@ -515,14 +234,14 @@ def _orient(
             trimesh.repair.fix_winding(mesh)
         if mesh.body_count > 1:
             trimesh.repair.fix_inversion(mesh, multibody=True)
-        elif _signed_volume(np.asarray(mesh.vertices), np.asarray(mesh.faces)) < 0:
+        elif signed_volume(np.asarray(mesh.vertices), np.asarray(mesh.faces)) < 0:
             mesh.invert()
     after = np.asarray(mesh.faces)
     flipped = int(np.sum(np.any(after != before, axis=1)))
     if flipped == len(before):
         changes.append("turned every face outwards (the mesh was inside-out)")
     elif flipped:
-        changes.append(f"flipped {_plural(flipped, 'face')} to a consistent outward winding")
+        changes.append(f"flipped {plural(flipped, 'face')} to a consistent outward winding")
     return np.asarray(mesh.vertices), after
 
 
@@ -555,15 +274,15 @@ def repair_mesh(
     f = _drop_bad_faces(v, f, changes)
     if len(f) == 0:
         raise MeshError(f"{where} has only degenerate (zero-area) faces: export a solid object")
-    f, chosen = _choose_bodies(v, f, choice, where, changes)
+    f, chosen = choose_bodies(v, f, choice, where, changes)
     # Compact to the kept faces' vertices.
     ids, compact = np.unique(f, return_inverse=True)
     v, f = v[ids], compact.reshape(-1, 3)
     v, f = _fill_holes(v, f, where, changes)
     v, f = _orient(v, f, changes)
-    volume = _signed_volume(v, f)
+    volume = signed_volume(v, f)
     diagonal = float(np.linalg.norm(np.ptp(v, axis=0)))
-    if not (math.isfinite(volume) and volume > 1e-9 * diagonal**3) or not _is_closed(f):
+    if not (math.isfinite(volume) and volume > 1e-9 * diagonal**3) or not is_closed(f):
         raise MeshError(
             f"{where} encloses zero or negative volume ({volume:.3g} m^3) even after fixing the "
             "face orientation: it is flat or inside-out; export a solid, closed object"

@@ -22,7 +22,8 @@ import numpy as np
 import trimesh
 
 from engine.errors import MeshError, ParameterError, literal
-from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, parse_body, repair_mesh
+from engine.scene.mesh_bodies import parse_body
+from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, repair_mesh
 from engine.scene.scene_settings import body_setting, unit_setting
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ import pytest
 from engine.errors import GraspError, IpcGraspError, NewtonNotConverged, Setting, literal
 from engine.grasp.params import SimulationParams
 from engine.gripper.presets import GRIPPERS
-from engine.scene.mesh_repair import SeveralBodiesError
+from engine.scene.mesh_bodies import SeveralBodiesError
 from engine.scene.object_mesh import object_from_spec
 
 

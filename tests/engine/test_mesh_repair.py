@@ -13,13 +13,8 @@ import pytest
 import trimesh
 
 from engine.errors import MeshError, ParameterError
-from engine.scene.mesh_repair import (
-    FRAGMENT_VOLUME_FRACTION,
-    MeshRepair,
-    SeveralBodiesError,
-    parse_body,
-    repair_mesh,
-)
+from engine.scene.mesh_bodies import FRAGMENT_VOLUME_FRACTION, SeveralBodiesError, parse_body
+from engine.scene.mesh_repair import MeshRepair, repair_mesh
 from engine.scene.object_mesh import load_object_mesh, mesh_columns
 from engine.scene.resting import rest_object
 

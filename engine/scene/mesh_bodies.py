@@ -1,0 +1,286 @@
+"""Which bodies of a mesh are kept: its surface split into pieces along manifold edges, detached
+fragments removed, and several real bodies refused unless one is chosen (`body=K`) or all are
+kept as one rigid object (`body="all"`, refused if they overlap or nest)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from engine.errors import MeshError, ParameterError, Setting, literal
+from engine.scene.mesh_surface import (
+    cm3,
+    enclosed_volume,
+    is_closed,
+    mm,
+    plural,
+    signed_volume,
+    undirected_edges,
+)
+from engine.scene.scene_settings import body_setting
+
+FRAGMENT_VOLUME_FRACTION = 0.01
+"""A detached piece enclosing less than this fraction of the largest piece's volume is removed."""
+
+MAX_PIECES = 10_000
+"""Most separate pieces a mesh may consist of (fragments included)."""
+
+MAX_BODIES = 1000
+"""Most real bodies kept together with body="all"."""
+
+MAX_LISTED_BODIES = 50
+"""Most bodies described one by one for a chooser (SeveralBodiesError.bodies)."""
+
+
+class SeveralBodiesError(MeshError):
+    """A file holds several real bodies and none was chosen; `bodies` describes each (largest
+    first: "body 0: 36 cm^3, 12 faces, 40 x 30 x 30 mm at (0, 0, 0) mm")."""
+
+    def __init__(
+        self, message: str, bodies: tuple[str, ...], *, settings: Sequence[Setting] = ()
+    ) -> None:
+        super().__init__(message, settings=settings)
+        self.bodies = bodies
+
+
+def parse_body(body: str | int | None) -> int | str | None:
+    """`body` as None (refuse several bodies), "all" or a body index >= 0."""
+    if body is None:
+        return None
+    if isinstance(body, bool):
+        raise ParameterError(
+            f"{{0}} must be a body number or 'all', got {literal(repr(body))}",
+            settings=[body_setting()],
+        )
+    if isinstance(body, int | np.integer):
+        value = int(body)
+    else:
+        text = str(body).strip().lower()
+        if text == "":
+            return None
+        if text == "all":
+            return "all"
+        if not text.isdigit():
+            raise ParameterError(
+                f"{{0}} must be a body number (0 = the largest) or 'all', got {literal(repr(body))}",
+                settings=[body_setting()],
+            )
+        value = int(text)
+    if value < 0:
+        raise ParameterError(
+            f"{{0}} must be a body number >= 0 (0 = the largest), got {value}",
+            settings=[body_setting()],
+        )
+    return value
+
+
+def _pieces(faces: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected pieces of the surface through edges used by exactly two faces."""
+    corner_edge, _, counts = undirected_edges(faces)
+    face_of = np.repeat(np.arange(len(faces)), 3)
+    manifold = counts[corner_edge] == 2
+    order = np.argsort(corner_edge[manifold], kind="stable")
+    pairs = face_of[manifold][order].reshape(-1, 2)
+    n = len(faces)
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    count, labels = connected_components(graph, directed=False)
+    return int(count), labels
+
+
+@dataclass(frozen=True)
+class _Body:
+    faces: np.ndarray  # into the shared vertex array
+    volume_m3: float
+    closed: bool
+
+
+def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -> None:
+    """Refuse overlapping and nested bodies (MeshError with the counts and the fix).
+
+    Overlapping bodies would count the overlap twice (two overlapping 3 cm cubes read as
+    54 cm^3 instead of 46) and an inner shell (a cavity or a nested part) adds its volume
+    instead of removing it (a cube with a 1 cm shell inside: 28 cm^3, not 26).
+    """
+    parts = []
+    for b in bodies:
+        part = trimesh.Trimesh(vertices, b.faces, process=False)
+        part.remove_unreferenced_vertices()
+        if b.closed:
+            trimesh.repair.fix_winding(part)
+            if signed_volume(np.asarray(part.vertices), np.asarray(part.faces)) < 0:
+                part.invert()  # contains() wants outward normals
+        parts.append(part)
+    nested = overlapping = 0
+    for k, part in enumerate(parts):
+        lo, hi = part.bounds
+        for j, other in enumerate(parts):
+            if j == k or not bodies[j].closed:
+                continue
+            olo, ohi = other.bounds
+            if np.any(hi < olo) or np.any(ohi < lo):
+                continue  # bounding boxes apart: cannot touch
+            # Vertices and face centres (coplanar overlaps put vertices on the other's faces).
+            corners = part.vertices[:: max(1, len(part.vertices) // 200)]
+            centres = part.triangles_center[:: max(1, len(part.faces) // 200)]
+            inside = other.contains(np.vstack([corners, centres]))
+            if inside.all():
+                nested += 1
+                break
+            if inside.any():
+                overlapping += 1
+                break
+    if not nested and not overlapping:
+        return
+    what = []
+    if overlapping:
+        what.append(f"{overlapping} overlap another")
+    if nested:
+        what.append(f"{nested} inside another (an inner shell or nested part)")
+    raise MeshError(
+        f"{literal(where)} is made of {len(bodies)} separate closed surfaces, "
+        f"{' and '.join(what)}: its volume and mass would be wrong (overlaps counted twice, "
+        "inner shells added). Merge the bodies into one solid with a boolean union (e.g. "
+        "Blender's Boolean modifier or MeshLab), delete inner shells, or choose one body ({0})",
+        settings=[body_setting("K")],
+    )
+
+
+def _describe_bodies(vertices: np.ndarray, bodies: list[_Body], limit: int = 6) -> str:
+    return "; ".join(_body_lines(vertices, bodies, limit))
+
+
+def _body_lines(vertices: np.ndarray, bodies: list[_Body], limit: int) -> list[str]:
+    out = []
+    for k, b in enumerate(bodies[:limit]):
+        pts = vertices[np.unique(b.faces)]
+        centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0)) * 1e3
+        size = np.ptp(pts, axis=0) * 1e3
+        out.append(
+            f"body {k}: {cm3(b.volume_m3)}, {plural(len(b.faces), 'face')}, "
+            f"{size[0]:.0f} x {size[1]:.0f} x {size[2]:.0f} mm at "
+            f"({centre[0]:.0f}, {centre[1]:.0f}, {centre[2]:.0f}) mm"
+        )
+    if len(bodies) > limit:
+        out.append(f"and {len(bodies) - limit} more")
+    return out
+
+
+def choose_bodies(
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    body: int | str | None,
+    where: str,
+    changes: list[str],
+) -> tuple[np.ndarray, str]:
+    """The faces of the bodies kept, and which were kept ("", "all" or "K of N"); each change
+    (fragments removed, a body chosen) is added to `changes`."""
+    pieces = _split(vertices, faces, where)
+    largest = max(p.volume_m3 for p in pieces)
+    if not largest > 0:
+        # Nothing encloses volume: leave it to the final volume check.
+        return faces, ""
+    bodies = _without_fragments(vertices, pieces, largest, changes)
+    chosen = ""
+    if len(bodies) > 1:
+        bodies, chosen = _chosen(vertices, bodies, body, where, changes)
+    elif isinstance(body, int) and body > 0:
+        raise MeshError(
+            f"{{0}} is out of range: {literal(where)} holds one body ({{1}}, or leave it out)",
+            settings=[body_setting(body), body_setting(0)],
+        )
+    return np.vstack([b.faces for b in bodies]), chosen
+
+
+def _split(vertices: np.ndarray, faces: np.ndarray, where: str) -> list[_Body]:
+    """The surface's pieces (at most MAX_PIECES) with their enclosed volumes."""
+    count, labels = _pieces(faces)
+    if count > MAX_PIECES:
+        raise MeshError(
+            f"{where} is made of {count} separate pieces (at most {MAX_PIECES}): export only the "
+            "part to grasp, or merge its pieces into one solid (a boolean union)"
+        )
+    order = np.argsort(labels, kind="stable")
+    splits = np.cumsum(np.bincount(labels, minlength=count))[:-1]
+    groups = np.split(order, splits)
+    return [
+        _Body(faces[g], enclosed_volume(vertices, faces[g]), is_closed(faces[g])) for g in groups
+    ]
+
+
+def _without_fragments(
+    vertices: np.ndarray, pieces: list[_Body], largest: float, changes: list[str]
+) -> list[_Body]:
+    """The real bodies, largest first, with the detached fragments removed (and said)."""
+    threshold = FRAGMENT_VOLUME_FRACTION * largest
+    fragments = [p for p in pieces if p.volume_m3 < threshold]
+    # Largest first; equal volumes (to 6 digits) by the position of their lowest corner.
+    bodies = sorted(
+        (p for p in pieces if p.volume_m3 >= threshold),
+        key=lambda p: (
+            -float(f"{p.volume_m3:.6g}"),
+            *vertices[np.unique(p.faces)].min(axis=0).round(9).tolist(),
+        ),
+    )
+    if fragments:
+        n_faces = sum(len(p.faces) for p in fragments)
+        extent = max(
+            float(np.linalg.norm(np.ptp(vertices[np.unique(p.faces)], axis=0))) for p in fragments
+        )
+        changes.append(
+            f"removed {plural(len(fragments), 'detached fragment')} of "
+            f"{plural(n_faces, 'face')} (each encloses less than "
+            f"{FRAGMENT_VOLUME_FRACTION:.0%} of the main body's volume; the largest is "
+            f"{mm(extent)} across)"
+        )
+    return bodies
+
+
+def _chosen(
+    vertices: np.ndarray,
+    bodies: list[_Body],
+    body: int | str | None,
+    where: str,
+    changes: list[str],
+) -> tuple[list[_Body], str]:
+    """Of several real bodies, the one `body` chooses or all of them ("all"); none chosen is
+    refused with the list of bodies (SeveralBodiesError)."""
+    if body is None:
+        _check_bodies_apart(vertices, bodies, where)
+        raise SeveralBodiesError(
+            f"{literal(where)} holds {len(bodies)} separate bodies "
+            f"({literal(_describe_bodies(vertices, bodies))}): they would be simulated as one "
+            "rigid object although nothing joins them. Choose the body to grasp ({0}), or keep "
+            "them as one rigid object ({1})",
+            tuple(_body_lines(vertices, bodies, MAX_LISTED_BODIES)),
+            settings=[
+                body_setting("K", f"0 to {len(bodies) - 1}, largest first"),
+                body_setting("all"),
+            ],
+        )
+    if body == "all":
+        if len(bodies) > MAX_BODIES:
+            raise MeshError(
+                f"{literal(where)} holds {len(bodies)} separate bodies (at most {MAX_BODIES} "
+                "with {0}): merge them into one solid or export only the part to grasp",
+                settings=[body_setting("all")],
+            )
+        _check_bodies_apart(vertices, bodies, where)
+        changes.append(f"kept all {len(bodies)} bodies as one rigid object (--body all)")
+        return bodies, "all"
+    assert isinstance(body, int)
+    if body >= len(bodies):
+        raise MeshError(
+            f"{{0}} is out of range: {literal(where)} holds {len(bodies)} bodies "
+            f"({literal(_describe_bodies(vertices, bodies))}); choose 0 to {len(bodies) - 1}",
+            settings=[body_setting(body)],
+        )
+    changes.append(
+        f"kept body {body} of {len(bodies)} ({cm3(bodies[body].volume_m3)}; --body "
+        f"{body}), dropped the others"
+    )
+    return [bodies[body]], f"{body} of {len(bodies)}"
