@@ -21,6 +21,7 @@ from engine.errors import ParameterError
 
 if TYPE_CHECKING:
     from engine.batch.tasks import Task
+    from engine.evaluation.grid import GridCell
     from engine.evaluation.labels import PhysicalLabel
 
 OUTPUTS = ("grid.md", "grid.json", "f1_heatmap.png")
@@ -163,14 +164,8 @@ def write_outputs(
     rows = read_results([results])
     configs = {t.config_id for ts in cell_tasks.values() for t in ts}
     rows = [r for r in rows if r.get("model") == model and r.get("config") in configs]
-    finished = {r["task_key"] for r in rows}
     ok = {r["task_key"] for r in rows if r.get("status") == STATUS_OK}
-    complete: dict[tuple[float, float], int] = {}
-    for cell, ts in cell_tasks.items():
-        per_grasp: dict[str, list[str]] = defaultdict(list)
-        for t in ts:
-            per_grasp[t.grasp.grasp_id].append(t.key)
-        complete[cell] = sum(all(k in finished for k in keys) for keys in per_grasp.values())
+    complete = _complete_grasps(cell_tasks, {r["task_key"] for r in rows})
     n_grasps = len({t.grasp.grasp_id for ts in cell_tasks.values() for t in ts})
     cells = grid_cells(
         predictions_from_rows(rows),
@@ -196,8 +191,30 @@ def write_outputs(
         ]
     )
     atomic_write_text(out / "grid.md", text, overwrite=overwrite)
-    atomic_write_text(
-        out / "grid.json",
+    atomic_write_text(out / "grid.json", _grid_json(cells), overwrite=overwrite)
+    from engine.evaluation.plots import heatmap
+
+    heatmap(values(cells, "f1"), e_values, mu_values, out / "f1_heatmap.png", overwrite=overwrite)
+    print(markdown_table(cells, "f1", "F1 (rows E in Pa, columns mu)"))
+    print(f"tables -> {out / 'grid.md'}, heat map -> {out / 'f1_heatmap.png'}")
+
+
+def _complete_grasps(
+    cell_tasks: dict[tuple[float, float], list[Task]], finished: set[str]
+) -> dict[tuple[float, float], int]:
+    """Per (E, mu) cell, the grasps all of whose tasks have a row in `finished`."""
+    complete: dict[tuple[float, float], int] = {}
+    for cell, ts in cell_tasks.items():
+        per_grasp: dict[str, list[str]] = defaultdict(list)
+        for t in ts:
+            per_grasp[t.grasp.grasp_id].append(t.key)
+        complete[cell] = sum(all(k in finished for k in keys) for keys in per_grasp.values())
+    return complete
+
+
+def _grid_json(cells: list[list[GridCell]]) -> str:
+    """grid.json: one object per cell with its completeness and scores."""
+    return (
         json.dumps(
             [
                 {
@@ -213,11 +230,5 @@ def write_outputs(
             ],
             indent=2,
         )
-        + "\n",
-        overwrite=overwrite,
+        + "\n"
     )
-    from engine.evaluation.plots import heatmap
-
-    heatmap(values(cells, "f1"), e_values, mu_values, out / "f1_heatmap.png", overwrite=overwrite)
-    print(markdown_table(cells, "f1", "F1 (rows E in Pa, columns mu)"))
-    print(f"tables -> {out / 'grid.md'}, heat map -> {out / 'f1_heatmap.png'}")

@@ -6,12 +6,17 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.cli.commands import help_of
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
+
+if TYPE_CHECKING:
+    from engine.grasp.frames import Frame, TrialResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,8 +46,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the IPC trials of one grasp; print a line (or JSON object) per trial, and with a
     Psi_th stop the grip force each squeeze ended with (the force that Psi_th implies)."""
-    from engine.grasp.calibration import squeeze_end
-    from engine.grasp.frames import Frame
     from engine.grasp.simulation import build_pad
     from engine.grasp.trials import check_grasp, robustness, run_trials
     from engine.io.frames_npz import save_frames
@@ -52,30 +55,14 @@ def run(args: argparse.Namespace) -> int:
         open_results_writer,
         result_row,
     )
-    from engine.io.safe_write import refuse_existing
 
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
     force = bool(getattr(args, "force", False))
-    # Refuse existing outputs before anything runs (the writers check again when they write).
-    for option in ("out", "frames"):
-        value = getattr(args, option)
-        if value:
-            if option == "frames" and not str(value).endswith(".npz"):
-                value = f"{value}.npz"
-            refuse_existing(value, force, "--force")
+    _refuse_existing_outputs(args, force)
     # Before anything runs a kernel (the grasp checks build the pads): a fresh install's
     # first simulation says why it takes longer.
-    from engine.grasp.warmup import kernels_cold
-    from engine.numba_cache import cache_dir
-
-    if kernels_cold():
-        print(
-            "ipcgrasp simulate: compiling the elastic kernels, once per install (seconds; "
-            f"cached in {cache_dir() or 'numba cache'}; `ipcgrasp warmup` does it ahead)",
-            file=sys.stderr,
-            flush=True,
-        )
+    _say_if_kernels_are_cold()
     obj, mesh = object_from_args(args)
     grasp = grasp_from_args(args, obj, params)
     pad = build_pad(params)  # one pad mesh for the check, the trials and the frames file
@@ -87,6 +74,67 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)
     frames: dict[int, list[Frame]] = {}
+    on_frame = _frame_reporter(args, params, frames)
+    results = []
+    try:
+        for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad):
+            results.append(result)
+            if writer is not None and f is not None:
+                writer.writerow(result_row(context, result))
+                f.flush()
+            _print_result(args, result)
+    finally:
+        if f is not None:
+            f.close()
+        if args.frames and frames:
+            save_frames(
+                args.frames,
+                frames,
+                pad.tets,
+                pad.surface_faces,
+                obj.vertices,
+                obj.faces,
+                overwrite=force,
+            )
+    if not args.json:
+        where = f" -> {args.out}" if args.out else ""
+        print(f"robustness R = {robustness(results):.3f} over {len(results)} trials{where}")
+    return 0
+
+
+def _refuse_existing_outputs(args: argparse.Namespace, force: bool) -> None:
+    """Refuse existing outputs before anything runs (the writers check again when they write)."""
+    from engine.io.safe_write import refuse_existing
+
+    for option in ("out", "frames"):
+        value = getattr(args, option)
+        if value:
+            if option == "frames" and not str(value).endswith(".npz"):
+                value = f"{value}.npz"
+            refuse_existing(value, force, "--force")
+
+
+def _say_if_kernels_are_cold() -> None:
+    """On a fresh install, say on stderr that the first simulation compiles the kernels."""
+    from engine.grasp.warmup import kernels_cold
+    from engine.numba_cache import cache_dir
+
+    if kernels_cold():
+        print(
+            "ipcgrasp simulate: compiling the elastic kernels, once per install (seconds; "
+            f"cached in {cache_dir() or 'numba cache'}; `ipcgrasp warmup` does it ahead)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _frame_reporter(
+    args: argparse.Namespace, params: SimulationParams, frames: dict[int, list[Frame]]
+) -> Callable[[int, Frame], None]:
+    """The trials' on_frame: keeps the frames for --frames, says the grip force each squeeze
+    ended with under a Psi_th stop, and prints every frame with --verbose."""
+    from engine.grasp.calibration import squeeze_end
+
     psi_stop = params.squeeze_stop()[0] == "psi"
     last_squeeze: dict[int, Frame | None] = {}  # per trial; None once its squeeze line is out
 
@@ -113,41 +161,22 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
-    results = []
-    try:
-        for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad):
-            results.append(result)
-            if writer is not None and f is not None:
-                writer.writerow(result_row(context, result))
-                f.flush()
-            if args.json:
-                print(json.dumps(_finite(result.as_json())), flush=True)
-            else:
-                print(
-                    f"trial {result.trial}: {'SUCCESS' if result.success else 'fail'} "
-                    f"({result.reason}{'; ' + result.error if result.error else ''}) "
-                    f"psi={result.psi1_j:.3e},{result.psi2_j:.3e} J grip={result.grip_force_n:.3f} N "
-                    f"frames={result.frames} newton={result.newton_iterations} "
-                    f"{result.wall_time_s:.1f} s",
-                    flush=True,
-                )
-    finally:
-        if f is not None:
-            f.close()
-        if args.frames and frames:
-            save_frames(
-                args.frames,
-                frames,
-                pad.tets,
-                pad.surface_faces,
-                obj.vertices,
-                obj.faces,
-                overwrite=force,
-            )
-    if not args.json:
-        where = f" -> {args.out}" if args.out else ""
-        print(f"robustness R = {robustness(results):.3f} over {len(results)} trials{where}")
-    return 0
+    return on_frame
+
+
+def _print_result(args: argparse.Namespace, result: TrialResult) -> None:
+    """One trial's outcome: a JSON object with --json, else one line."""
+    if args.json:
+        print(json.dumps(_finite(result.as_json())), flush=True)
+    else:
+        print(
+            f"trial {result.trial}: {'SUCCESS' if result.success else 'fail'} "
+            f"({result.reason}{'; ' + result.error if result.error else ''}) "
+            f"psi={result.psi1_j:.3e},{result.psi2_j:.3e} J grip={result.grip_force_n:.3f} N "
+            f"frames={result.frames} newton={result.newton_iterations} "
+            f"{result.wall_time_s:.1f} s",
+            flush=True,
+        )
 
 
 def _finite(d: dict) -> dict:
