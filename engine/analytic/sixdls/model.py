@@ -108,38 +108,11 @@ def sixdls_margin(
     center = np.zeros(3) if com is None else np.asarray(com, dtype=float).reshape(3)
     jaws, vertex_sets = [], []
     for patch in patches:
-        t0 = time.perf_counter()
-        elements = elements_from_patch(patch)
-        cc = contact_constraints(
-            elements,
-            name,
-            fine_level,
-            resolution,
-            max_elements=max_elements,
-            fallback_normal=np.asarray(patch.closing_direction, dtype=float),
-            chunk=chunk,
+        jaw, vertices = _jaw(
+            patch, name, fine_level, resolution, float(mu), center, max_elements, chunk
         )
-        scale = float(mu) * cc.total_force
-        vertex_sets.append(cc.contact_vertices(float(mu), center))
-        jaws.append(
-            {
-                "jaw": int(patch.jaw),
-                "elements": len(elements),
-                "friction_elements": cc.friction_elements,
-                "total_force_n": elements.total_force,
-                "pressure_center": cc.frame.origin.tolist(),
-                "frame_rotation": cc.frame.rotation.tolist(),
-                "w_max": (scale * cc.w_max_unit).tolist(),
-                "w_max_unit": cc.w_max_unit.tolist(),
-                "active_components": cc.active.tolist(),
-                "fitting_errors": None if cc.errors is None else cc.errors.as_dict(),
-                "fit_status": None if cc.surface is None else cc.surface.status,
-                "twists": cc.twists,
-                "fit_samples": cc.fit_samples,
-                "vertices": len(cc.vertices_unit),
-                "timings": {**cc.timings, "total_s": time.perf_counter() - t0},
-            }
-        )
+        jaws.append(jaw)
+        vertex_sets.append(vertices)
     lp = gws_margin(vertex_sets, w)
     total = time.perf_counter() - start
     details = {
@@ -160,6 +133,51 @@ def sixdls_margin(
         },
     }
     return {"margin": float(lp.margin), "details": details}
+
+
+def _jaw(
+    patch: ContactPatch,
+    variant: str,
+    fine_level: int,
+    resolution: int,
+    mu: float,
+    center: np.ndarray,
+    max_elements: int,
+    chunk: int,
+) -> tuple[dict, np.ndarray]:
+    """One jaw's details (its w_max, fit, twists, timings) and the vertices of its linearised
+    limit surface at friction `mu`, wrenches about `center`."""
+    t0 = time.perf_counter()
+    elements = elements_from_patch(patch)
+    cc = contact_constraints(
+        elements,
+        variant,
+        fine_level,
+        resolution,
+        max_elements=max_elements,
+        fallback_normal=np.asarray(patch.closing_direction, dtype=float),
+        chunk=chunk,
+    )
+    scale = mu * cc.total_force
+    vertices = cc.contact_vertices(mu, center)
+    jaw = {
+        "jaw": int(patch.jaw),
+        "elements": len(elements),
+        "friction_elements": cc.friction_elements,
+        "total_force_n": elements.total_force,
+        "pressure_center": cc.frame.origin.tolist(),
+        "frame_rotation": cc.frame.rotation.tolist(),
+        "w_max": (scale * cc.w_max_unit).tolist(),
+        "w_max_unit": cc.w_max_unit.tolist(),
+        "active_components": cc.active.tolist(),
+        "fitting_errors": None if cc.errors is None else cc.errors.as_dict(),
+        "fit_status": None if cc.surface is None else cc.surface.status,
+        "twists": cc.twists,
+        "fit_samples": cc.fit_samples,
+        "vertices": len(cc.vertices_unit),
+        "timings": {**cc.timings, "total_s": time.perf_counter() - t0},
+    }
+    return jaw, vertices
 
 
 def evaluate(
