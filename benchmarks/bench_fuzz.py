@@ -1,8 +1,8 @@
-"""Long fuzz profile of the file readers (issue 12): every test of tests/engine/test_fuzz_readers.py
+"""Long fuzz profile of the file readers (issue 12): every test of tests/engine/io/test_fuzz_readers.py
 with N generated cases (default 5,000), counted case by case; writes benchmarks/results/fuzz.md.
 
 Each fuzz test runs in its own process (so its peak memory, ru_maxrss, is its own), with the
-same deterministic cases as `IPCGRASP_FUZZ_PROFILE=long pytest tests/engine/test_fuzz_readers.py`
+same deterministic cases as `IPCGRASP_FUZZ_PROFILE=long pytest tests/engine/io/test_fuzz_readers.py`
 (hypothesis, derandomize=True). Every read of a case (`must_load_or_refuse`) is classified:
 a valid result, a project error (engine.errors.IpcGraspError) or a crash (any other exception,
 its type and message noted); a case running over 60 s is stopped and counted as a hang, and the
@@ -174,7 +174,7 @@ def write_table(results: list[dict], meta: dict, remaining: list[str]) -> None:
         f"Load (`uptime`) before: {meta['uptime_before']}",
         f"Load (`uptime`) after: {meta.get('uptime_after', '(not finished)')}",
         "",
-        "Every test of `tests/engine/test_fuzz_readers.py` with "
+        "Every test of `tests/engine/io/test_fuzz_readers.py` with "
         f"{meta['examples']} generated cases (hypothesis, derandomized: the same cases every "
         "run), each test in its own process. A case is one generated input; a read is one call "
         "of a reader on it (the REACH JSON test reads each file as a grasp table and as labels; "

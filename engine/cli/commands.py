@@ -6,7 +6,7 @@ scipy, trimesh or ipctk; a command's module is imported only when that command i
 A command module declares its flags at import (`add_parser`, from the parameter dataclasses and
 light modules such as engine.analytic.registry) and imports what executes the command inside its
 `run` function and helpers, so `ipcgrasp CMD --help` loads no solver either
-(tests/engine/test_cli_startup.py checks every command's import set).
+(tests/engine/cli/test_cli_startup.py checks every command's import set).
 """
 
 from __future__ import annotations

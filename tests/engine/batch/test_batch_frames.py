@@ -14,7 +14,7 @@ from engine.cli.main import main
 from engine.grasp.frames import PHASES
 from engine.io.frames_npz import frames_file_complete, frames_from_arrays, load_frames
 from tests.engine.batch.conftest import CUBE_ROW, read_rows, write_grasps
-from tests.engine.test_safe_write import _save_frames
+from tests.engine.io.test_safe_write import _save_frames
 
 
 def batch(*args: str) -> int:

@@ -1,6 +1,6 @@
 """The MuJoCo rigid-pad baseline checked against the laws it must obey.
 
-Same cases as the IPC simulator's tests (tests/engine/test_simulation_physics.py): the 3 cm cube
+Same cases as the IPC simulator's tests (tests/engine/grasp/test_simulation_physics.py): the 3 cm cube
 of the REACH data set (or the built-in cube of the same geometry) gripped by the default grasp.
 """
 

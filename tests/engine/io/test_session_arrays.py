@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.io.session import SessionError, load_session
-from tests.engine.test_session_validation import edit_json, rewrite_npz, saved  # noqa: F401
+from tests.engine.io.test_session_validation import edit_json, rewrite_npz, saved  # noqa: F401
 
 TETRA_V = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) * 0.03
 TETRA_F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])

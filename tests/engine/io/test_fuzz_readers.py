@@ -30,8 +30,8 @@ from engine.evaluation.labels import load_labels
 from engine.io.frames_npz import load_frames
 from engine.io.session import load_session, save_session
 from engine.scene.object_mesh import load_object_mesh
-from tests.engine.test_safe_write import _save_frames
-from tests.engine.test_session_validation import make_session
+from tests.engine.io.test_safe_write import _save_frames
+from tests.engine.io.test_session_validation import make_session
 
 PROFILES = {"quick": 40, "long": 5000}  # examples per test
 EXAMPLES = int(

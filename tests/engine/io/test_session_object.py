@@ -10,7 +10,7 @@ import pytest
 
 from engine.io.session import SessionError, load_session
 from engine.io.session import reading as session_module
-from tests.engine.test_session_validation import edit_json, saved  # noqa: F401
+from tests.engine.io.test_session_validation import edit_json, saved  # noqa: F401
 
 
 def _refusal(json_path) -> str:
@@ -119,7 +119,7 @@ def test_unit_and_default_status(saved):  # noqa: F811
 
 
 def test_a_trial_without_its_second_energy_array_is_refused(saved):  # noqa: F811
-    from tests.engine.test_session_validation import rewrite_npz
+    from tests.engine.io.test_session_validation import rewrite_npz
 
     json_path, npz_path = saved
     rewrite_npz(json_path, npz_path, lambda a: a.pop("t0/energy2"))

@@ -11,7 +11,7 @@ import pytest
 
 from engine.grasp.frames import TrialResult
 from engine.io.session import SessionError, load_session, save_session
-from tests.engine.test_session_validation import edit_json, make_session
+from tests.engine.io.test_session_validation import edit_json, make_session
 
 RESULT = TrialResult(
     trial=0,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.io.frames_npz import FramesError, frames_file_complete, load_frames
-from tests.engine.test_safe_write import _save_frames
+from tests.engine.io.test_safe_write import _save_frames
 
 
 def _rewrite(src, dst, meta=None, drop=(), extra=None):

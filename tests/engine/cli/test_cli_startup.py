@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HEAVY = ("trimesh", "numba", "scipy", "cvxpy", "ipctk", "PySide6", "mujoco", "numpy")
 # Also kept out of every `CMD --help` (they load with the solver, the plots or the Ray backend).
 HEAVY_FOR_HELP = (*HEAVY, "networkx", "matplotlib", "ray", "osqp", "clarabel")
