@@ -108,6 +108,12 @@ class Squeeze:
         self.settled_steps = 0
         self.stalled_steps = 0
         self.servo_push = False  # force-limited before both pads touch (see above)
+        # The servo's force per jaw with both pads on the object. The jaws share one closing
+        # coordinate, so the actuator sets the sum of the pads' forces (2 F); an object braced
+        # against the ground can take most of it on one pad. A pad above the gripper's force
+        # lowers the servo's force until that pad presses with the force and no more, as a
+        # gripper that limits each finger's force does.
+        self.hold_force = self.force_cap
         self.blocked_before = False
         slowest = min(p.closing_speed_m_s, self.contact_cap / p.time_step_s)
         self.time_limit_s = self.max_travel / slowest + SQUEEZE_SETTLE_S
@@ -192,15 +198,16 @@ class Squeeze:
         return self.sim.approach_limit(PUSH_STEPS * self.delta_max, touching)
 
     def _over_the_cap(self, servo: bool, reading: _Reading) -> bool:
-        """Whether a position step before both pads grip pressed a pad harder than the
-        gripper's force (a force-controlled gripper cannot)."""
-        if not self.force_drive or servo or reading.gripping:
+        """Whether a position step pressed a pad harder than the gripper's force (a
+        force-controlled gripper cannot): before both pads grip, or in the step where they
+        both arrive (the stop quantity, the smaller pad's force, misses the larger one)."""
+        if not self.force_drive or servo:
             return False
         return max(reading.forces) > self.force_cap * (1.0 + FORCE_STOP_TOL)
 
     def _command(self, servo: bool, h: float) -> StepCommand:
         if servo and all(self.touching):
-            return StepCommand(hold_force_n=self.force_cap, servo_travel_m=self.delta)
+            return StepCommand(hold_force_n=self.hold_force, servo_travel_m=self.delta)
         # A pad that pushes the object alone carries it along in the initial guess.
         shift = np.zeros(3)
         if self.touching[0] != self.touching[1]:
@@ -251,6 +258,8 @@ class Squeeze:
         at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
         if servo and not gripping:
             return self._pushing(st, new)
+        if servo and self._uneven(forces):
+            self.hold_force *= self.force_cap / max(forces)
         if servo and self.use_force:
             # The fingers' and pads' momentum can press the contact above the servo's force for
             # a few steps after impact: wait until it has settled within the tolerance (or has
@@ -265,6 +274,8 @@ class Squeeze:
         ended = self._jaws_at_rest(summary, forces, at_rest, reached)
         if ended is None:
             ended = self._saturated(st, new, q, at_rest, reached, servo)
+        if ended is None and servo and not reached:
+            ended = self._stalled_unevenly(st, new, forces)
         if ended is not None:
             return ended
         if reached:
@@ -369,6 +380,33 @@ class Squeeze:
             )
             return "stop"
         return None
+
+    def _uneven(self, forces: tuple[float, float]) -> bool:
+        """One pad above the gripper's force while the other is well below it (not the
+        momentary overshoot of both pads after impact, which the force stop waits out)."""
+        cap, tol = self.force_cap, FORCE_STOP_TOL
+        return max(forces) > cap * (1.0 + tol) and min(forces) < cap * (1.0 - tol)
+
+    def _stalled_unevenly(
+        self, st: StepState, new: StepState, forces: tuple[float, float]
+    ) -> str | None:
+        """Both pads on an object braced against the ground, one pressing with the gripper's
+        force and the other far less: the jaws stall there, as a real gripper's do when its
+        force is reached, and the lift shows whether that grip holds ("stop" after STALL_STEPS
+        still, saturated steps)."""
+        p = self.p
+        saturated = self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
+        still = abs(new.closing_speed_m_s) < max(p.eps_v_m_s, 0.01 * p.closing_speed_m_s)
+        # Still and saturated while the stop is not reached: the weaker pad is short of it.
+        self.stalled_steps = self.stalled_steps + 1 if still and saturated else 0
+        if self.stalled_steps < STALL_STEPS:
+            return None
+        log.info(
+            "squeeze: the jaws stalled with %.3g and %.3g N on an object braced against the "
+            "ground; holding there",
+            *forces,
+        )
+        return "stop"
 
     def _next_increment(self, q: float, gripping: bool) -> None:
         """The next plate increment while the stop is not reached."""
