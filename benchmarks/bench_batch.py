@@ -35,7 +35,7 @@ GRASPS = (
 CLUSTER = """## Running a batch on a multi-machine Ray cluster
 
 1. On every machine: the same Python (3.11) and `pip install 'ipcgrasp[ray]'` of the same
-   version (workers import `engine.batch.tasks.run_task` by name), and the object meshes at the
+   version (workers import `engine.batch.task_run.run_task` by name), and the object meshes at the
    same absolute paths (or on a shared file system): tasks carry mesh paths, not mesh data.
 2. Head node: `ray start --head --port=6379`; each worker node: `ray start --address=HEAD:6379`.
 3. From the head node (or any node of the cluster):

@@ -382,10 +382,13 @@ class Squeeze:
         return None
 
     def _uneven(self, forces: tuple[float, float]) -> bool:
-        """One pad above the gripper's force while the other is well below it (not the
-        momentary overshoot of both pads after impact, which the force stop waits out)."""
-        cap, tol = self.force_cap, FORCE_STOP_TOL
-        return max(forces) > cap * (1.0 + tol) and min(forces) < cap * (1.0 - tol)
+        """One pad above the gripper's force while the other has less than half of it: an
+        object braced against the ground (not the momentary overshoot of both pads after an
+        impact, which the force stop waits out, nor the few percent by which the pads' normal
+        forces along the closing axis differ on a rough or slanted surface, where friction
+        carries the rest)."""
+        cap = self.force_cap
+        return max(forces) > cap * (1.0 + FORCE_STOP_TOL) and min(forces) < 0.5 * cap
 
     def _stalled_unevenly(
         self, st: StepState, new: StepState, forces: tuple[float, float]

@@ -9,17 +9,36 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from engine.fem import neohookean
+from engine.fem import (
+    element_hessian_cache,
+    matrix3,
+    neohookean,
+    neohookean_density,
+    neohookean_elements,
+)
+from engine.grasp import rays
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
-from engine.ipc import ldl_kernels, reduction, terms
+from engine.ipc import candidate_cover, collision_layout, internal_term, ldl_kernels, reduction
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
 # The modules holding numba kernels a simulation calls.
-KERNEL_MODULES = (neohookean, terms, reduction, ldl_kernels)
+KERNEL_MODULES = (
+    matrix3,
+    neohookean_density,
+    neohookean_elements,
+    neohookean,
+    element_hessian_cache,
+    internal_term,
+    reduction,
+    ldl_kernels,
+    collision_layout,
+    candidate_cover,
+    rays,
+)
 
 
 def warm_up() -> tuple[int, int]:

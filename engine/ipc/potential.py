@@ -45,7 +45,7 @@ LOAD_GAP = 1e-3
 @dataclass(frozen=True)
 class ReducedHessian:
     """The Newton matrix internal + J^T H_c J over the reduced unknowns, kept as its two parts
-    (engine.ipc.newton.SummedMatrix): the internal terms' data in their fixed pattern and the
+    (engine.ipc.pattern_ldl.SummedMatrix): the internal terms' data in their fixed pattern and the
     contact Hessian over the collision vertices' coordinates (None without contact)."""
 
     internal_data: np.ndarray

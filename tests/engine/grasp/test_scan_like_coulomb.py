@@ -7,7 +7,7 @@ m* = 2 mu F / g (0.41 kg) within 20 %: at 0.8 m* it is held, at 1.2 m* it slides
 (The YCB sugar box slips with a centred grasp for another reason, measured: its scanned faces
 are 1-2 degrees out of parallel, so the stiff 1e8 Pa pads touch a patch of 3 mm radius 9 mm to
 one side, whose friction moment, 0.041 N m, is below gravity's 0.042 N m about the closing axis:
-it turns out of the grip, the torsion law of tests/engine/test_grip_torsion.py.)
+it turns out of the grip, the torsion law of tests/engine/grasp/test_grip_torsion.py.)
 """
 
 from __future__ import annotations
