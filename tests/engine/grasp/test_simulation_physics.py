@@ -226,7 +226,9 @@ def test_a_rolled_back_first_step_keeps_the_ground_holding_the_object(monkeypatc
         return real(self, st)
 
     monkeypatch.setattr(GraspSimulation, "grip", first_step_overshoots)
-    params = SimulationParams(squeeze_force_n=0.2)
+    params = SimulationParams(
+        squeeze_force_n=0.2, hold="position"
+    )  # the overshoot rollback, not the force cap
     obj = _cube()
     pad = build_pad(params)
     sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
