@@ -31,6 +31,7 @@ from engine.batch.tasks import (
     one_line,
 )
 from engine.errors import IpcGraspError, ParameterError
+from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
@@ -76,13 +77,7 @@ def _run_ipc(task: Task, row: dict[str, object], obj: RestingObject, grasp: Gras
     frames: list[Frame] = []  # kept with --frames DIR (engine.batch.trial_frames)
     keep = frames.append if cfg.frames_dir else None
     result = run_trial(obj, planned, p, pad=pad, on_frame=keep)
-    data = result.as_json()
-    row.update({k: data.get(k, "") for k in IPC_OUTCOMES})
-    row["success"] = bool(result.success)
-    row["robustness"] = 1.0 if result.success else 0.0
-    row["reason"] = result.reason
-    row["error"] = one_line(result.error)
-    row["wall_time_s"] = result.wall_time_s
+    _trial_outcome(row, result)
     try:
         save_trial_frames(task, planned.pose, frames, pad, obj)
     except ParameterError as exc:  # the trial's row stands; a resume writes the frames again
@@ -98,6 +93,11 @@ def _run_mujoco(task: Task, row: dict[str, object], obj: RestingObject, grasp: G
     plan = dataclasses.replace(task.config.spec, seed=task.grasp_seed)
     trial = planned_trial(grasp, plan, task.trial)
     result = run_mujoco_trial(obj, trial, task.params, task.config.mujoco)
+    _trial_outcome(row, result)
+
+
+def _trial_outcome(row: dict[str, object], result: TrialResult) -> None:
+    """A trial model's outcome columns (IPC or MuJoCo: the same TrialResult)."""
     data = result.as_json()
     row.update({k: data.get(k, "") for k in IPC_OUTCOMES})
     row["success"] = bool(result.success)

@@ -275,7 +275,7 @@ class Squeeze:
         if ended is None:
             ended = self._saturated(st, new, q, at_rest, reached, servo)
         if ended is None and servo and not reached:
-            ended = self._stalled_unevenly(st, new, forces)
+            ended = self._stalled_short(st, new, forces)
         if ended is not None:
             return ended
         if reached:
@@ -291,21 +291,29 @@ class Squeeze:
 
     def _pushing(self, st: StepState, new: StepState) -> str:
         """One pad pushes the object with at most the gripper's force until the other pad
-        arrives; "end" once the jaws have stood still at that force for STALL_STEPS steps.
-
-        Still: closing slower than the friction's stick speed eps_v (smoothed friction lets a
-        pinned object creep below it, at a speed that grows with the load) or 1 % of the
-        gripper's speed, whichever is larger."""
-        p = self.p
-        saturated = self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
-        still = abs(new.closing_speed_m_s) < max(p.eps_v_m_s, 0.01 * p.closing_speed_m_s)
-        self.stalled_steps = self.stalled_steps + 1 if still and saturated else 0
-        if self.stalled_steps >= STALL_STEPS:
+        arrives; "end" once the jaws have stood still at that force for STALL_STEPS steps."""
+        if self._stalled(st, new):
             self._one_pad_stalled()
             return "end"
         self._next_increment(0.0, gripping=False)
         self.q_prev = 0.0
         return _GO_ON
+
+    def _held_back(self, st: StepState, new: StepState) -> bool:
+        """The object held the jaws back from the commanded increment (by more than the
+        servo's lag): they press with the servo's full force."""
+        return self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
+
+    def _stalled(self, st: StepState, new: StepState) -> bool:
+        """Counts the steps the jaws have stood still, held back, and says whether there have
+        been STALL_STEPS of them. Still: closing slower than the friction's stick speed eps_v
+        (smoothed friction lets a pinned object creep below it, at a speed that grows with the
+        load) or 1 % of the gripper's speed, whichever is larger."""
+        p = self.p
+        still = abs(new.closing_speed_m_s) < max(p.eps_v_m_s, 0.01 * p.closing_speed_m_s)
+        held = still and self._held_back(st, new)
+        self.stalled_steps = self.stalled_steps + 1 if held else 0
+        return self.stalled_steps >= STALL_STEPS
 
     def _one_pad_stalled(self) -> None:
         k = 1 if self.touching[0] else 2
@@ -369,7 +377,7 @@ class Squeeze:
     ) -> str | None:
         """The object held the jaws back from the commanded increment, so they press with
         force_cap; with a Psi stop not reached, the gripper stops there as the real one would."""
-        saturated = servo and self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
+        saturated = servo and self._held_back(st, new)
         if saturated and at_rest and not self.use_force and not reached:
             log.info(
                 "squeeze: the gripper's %.3g N per jaw reach Psi = %.3g J < Psi_th = %.3g J;"
@@ -390,19 +398,14 @@ class Squeeze:
         cap = self.force_cap
         return max(forces) > cap * (1.0 + FORCE_STOP_TOL) and min(forces) < 0.5 * cap
 
-    def _stalled_unevenly(
+    def _stalled_short(
         self, st: StepState, new: StepState, forces: tuple[float, float]
     ) -> str | None:
-        """Both pads on an object braced against the ground, one pressing with the gripper's
-        force and the other far less: the jaws stall there, as a real gripper's do when its
-        force is reached, and the lift shows whether that grip holds ("stop" after STALL_STEPS
-        still, saturated steps)."""
-        p = self.p
-        saturated = self.delta - (new.travel_m - st.travel_m) > SERVO_LAG_M
-        still = abs(new.closing_speed_m_s) < max(p.eps_v_m_s, 0.01 * p.closing_speed_m_s)
-        # Still and saturated while the stop is not reached: the weaker pad is short of it.
-        self.stalled_steps = self.stalled_steps + 1 if still and saturated else 0
-        if self.stalled_steps < STALL_STEPS:
+        """Both pads on the object, the jaws still and held back while the stop is not reached
+        (the weaker pad of an object braced against the ground is short of it): they stall
+        there, as a real gripper's do when its force is reached, and the lift shows whether
+        that grip holds ("stop" after STALL_STEPS such steps)."""
+        if not self._stalled(st, new):
             return None
         log.info(
             "squeeze: the jaws stalled with %.3g and %.3g N on an object braced against the "
