@@ -200,9 +200,10 @@ class GraspSimulation:
         # The pushing pad carries the object towards the other pad: their gap closes twice
         # as fast as each plate moves. Only the gap is halved, not the gripper's speed.
         share = 0.5 if any(touching) else 1.0
-        # Bodies at least this far apart along the closing axis are at least this far apart:
-        # the whole increment fits without a query (the free approach's first steps).
-        if min(s.apart_along(x, a, b, axis) for a, b in pairs) >= delta / share + 0.9 * dhat:
+        # Bodies at least this far apart are: the whole increment fits without a query (the
+        # free approach's first steps).
+        need = delta / share + 0.9 * dhat
+        if min(s.gap_bound(x, a, b, axis, need) for a, b in pairs) >= need:
             return delta
         room = s.closest_gap(x, pairs, 2.0 * delta + dhat, axis, dhat) - 0.9 * dhat
         return min(delta, share * room)

@@ -6,7 +6,9 @@ bodies' separation along the closing axis, equals the gap of a full-radius build
 Law: two point sets whose axis-aligned bounding boxes are more than r apart along an axis have
 no two points (and so no primitives) closer than r; and no two are closer than their
 projections onto any unit axis are apart. Checked against a full build while pad 0
-approaches the cube from 2 mm to touching, across the reach r.
+approaches the cube from 2 mm to touching, across the reach r. A point further than r across
+the axis from a body's extent is further than r from it, so gap_bound (the axial separation of
+the faces in front of the pad only) is a lower bound too.
 """
 
 from __future__ import annotations
@@ -116,6 +118,13 @@ def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
         dhat = sim.params.dhat_m
         assert s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0], dhat) == full
         assert full <= radius
+        bound = s.gap_bound(x, 0, OBJECT_OWNER, sim.normals[0], radius)
+        assert bound <= full * (1 + 1e-12)
+        if offset and left < 2e-3:
+            # 3 mm beside the cube no face is within 2 mm across the axis: the bound is that
+            # reach, while the bodies' extents along the axis are only `left` apart.
+            near = s.gap_bound(x, 0, OBJECT_OWNER, sim.normals[0], 2e-3)
+            assert near == 2e-3 > s.apart_along(x, 0, OBJECT_OWNER, sim.normals[0]) + 1e-4
 
 
 def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
