@@ -127,6 +127,8 @@ try:
         out["margin"] = chosen.margin
         out["weak"] = "" if chosen.weak is None else str(chosen.weak)
         (nominal,) = plan_trials(chosen.grasp, TrialSpec(n_trials=1))
+        out["setup_s"] = time.perf_counter() - t0
+        out["setup_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         from engine.gripper.jaws import place_jaws
 
         closing = [j.normal for j in place_jaws(nominal.pose, params.open_width_m)]
@@ -156,11 +158,11 @@ print(json.dumps(out))
 """
 
 
-def run_one(mesh: Mesh, folder: Path, gripper: str, limit_s: float) -> dict:
+def run_one(mesh: Mesh, folder: Path, gripper: str, limit_s: float, tree: Path = ROOT) -> dict:
     path = folder / mesh.file
     mass = "" if mesh.mass_kg is None else str(mesh.mass_kg)
     cmd = [sys.executable, "-c", CHILD, str(path), mass, str(mesh.stable_pose), gripper]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(tree))
     done = subprocess.run(
         [*cmd, str(limit_s)], capture_output=True, text=True, env=env, timeout=limit_s + 120
     )
@@ -175,18 +177,20 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "/").replace("\n", " ")
 
 
-def write(results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load: str) -> None:
+def write(
+    results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load: str, commit: str
+) -> None:
     lines = [
         "# Public meshes, one nominal trial per gripper",
         "",
-        f"`.venv/bin/python benchmarks/bench_real_meshes.py` on {platform.node()} "
+        f"`.venv/bin/python benchmarks/bench_real_meshes.py` at {commit} on {platform.node()} "
         f"({os.cpu_count()} cores), load {load}. Default grasp, default settings of each "
         "gripper, one trial each in a fresh process; force: the largest force a pad pressed "
         "along its closing direction over the trial, against the gripper's rating.",
         "",
         "| mesh | source | faces | mass (g) | gripper | grasp (margin) | outcome | force / rating "
-        "(N) | slip (mm) | turn (deg) | frames | trial (s) | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "(N) | slip (mm) | turn (deg) | frames | set-up (s) | trial (s) | set-up MB | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mesh, r in results:
         source = f"{mesh.repo}@{mesh.commit}: `{mesh.path}`"
@@ -212,7 +216,9 @@ def write(results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load
                     f"{r['slip_mm']:.2f}" if "slip_mm" in r else "-",
                     f"{r['rotation_deg']:.1f}" if "rotation_deg" in r else "-",
                     r.get("frames", "-"),
+                    f"{r['setup_s']:.1f}" if "setup_s" in r else "-",
                     f"{r['trial_s']:.1f}" if "trial_s" in r else "-",
+                    f"{r['setup_mb']:.0f}" if "setup_mb" in r else "-",
                     f"{r['peak_mb']:.0f}" if "peak_mb" in r else "-",
                 )
             )
@@ -222,6 +228,7 @@ def write(results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load
     for g in grippers:
         rs = [r for _, r in results if r["gripper"] == g]
         times = [r["trial_s"] for r in rs if "trial_s" in r]
+        setups = [r["setup_s"] for r in rs if "setup_s" in r]
         over = [r for r in rs if "peak_force_n" in r and r["peak_force_n"] > 1.05 * r["rating_n"]]
         lines.append(
             f"- {g}: {sum(bool(r.get('success')) for r in rs)} of {len(rs)} lifted; "
@@ -229,7 +236,8 @@ def write(results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load
             f"timed out {sum(r.get('reason') == 'timed out' for r in rs)}; "
             f"pad force above the rating (+5 %) {len(over)}; trial median "
             f"{statistics.median(times) if times else float('nan'):.1f} s, slowest "
-            f"{max(times) if times else float('nan'):.1f} s; peak memory "
+            f"{max(times) if times else float('nan'):.1f} s; set-up median "
+            f"{statistics.median(setups) if setups else float('nan'):.1f} s; peak memory "
             f"{max((r.get('peak_mb', 0.0) for r in rs), default=0.0):.0f} MB"
         )
     out.write_text("\n".join(lines) + "\n")
@@ -242,6 +250,9 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated mesh files (default: all)")
     ap.add_argument("--limit", type=float, default=300.0, help="wall-clock limit per trial (s)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/real_meshes.md")
+    ap.add_argument(
+        "--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)"
+    )
     args = ap.parse_args()
     grippers = [g.strip() for g in args.grippers.split(",") if g.strip()]
     only = {n.strip() for n in args.only.split(",") if n.strip()}
@@ -255,7 +266,7 @@ def main() -> None:
             continue
         for g in grippers:
             t0 = time.perf_counter()
-            r = run_one(mesh, args.meshes, g, args.limit)
+            r = run_one(mesh, args.meshes, g, args.limit, args.tree)
             results.append((mesh, r))
             print(
                 f"{mesh.file} {g}: {r.get('reason')} "
@@ -264,7 +275,10 @@ def main() -> None:
                 flush=True,
             )
     load = f"{load_before[0]:.2f} -> {os.getloadavg()[0]:.2f}"
-    write(results, grippers, args.out, load)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=args.tree
+    ).stdout.strip()
+    write(results, grippers, args.out, load, commit or "an unknown commit")
     print(f"wrote {args.out}")
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from engine.errors import SolverError
 from engine.grasp.frames import Frame
 from engine.grasp.grip_measures import GripTracker
+from engine.grasp.pad_force_limit import PadForceLimit
 from engine.grasp.params import SimulationParams
 from engine.ipc.contact_metrics import ContactSummary
 from engine.ipc.stepper import StepBlocked, StepCommand
@@ -29,12 +30,19 @@ STEADY_LIFT_STEPS = 4
 
 
 def lift(
-    sim: GraspSimulation, hold_force_n: float | None, grip: GripTracker
+    sim: GraspSimulation,
+    hold_force_n: float | None,
+    grip: GripTracker,
+    limit: PadForceLimit | None = None,
 ) -> Generator[Frame, None, ContactSummary]:
     """Lift, then hold; yields the frames and returns the last contact summary. `hold_force_n`:
     the force-controlled jaws' force (None: they keep their separation); `grip` has been
-    started at the lift's first state and follows the object's slip and rotation in the grip."""
+    started at the lift's first state and follows the object's slip and rotation in the grip;
+    `limit`: the squeeze's per-pad force limit of an object the ground braces, which then sets
+    the jaws' force at every step instead."""
     p, stepper = sim.params, sim.stepper
+    if hold_force_n is not None and limit is not None:
+        hold_force_n = limit.servo_n
     max_lift = p.lift_height_m + p.slip_tolerance_m
     t_start = stepper.state.time_s
     summary = sim.summary(stepper.state)
@@ -70,6 +78,9 @@ def lift(
             servo = hold_command(p, hold_force_n, p.time_step_s)
             new, its = stepper.step(StepCommand(hold_force_n=hold_force_n, servo_travel_m=servo))
         stepper.state = new
+        if hold_force_n is not None and limit is not None:
+            limit.update(sim.pad_pushes(new))
+            hold_force_n = limit.servo_n
         frame, summary = sim.frame(new, phase, its)
         yield frame
         slips, turned = grip.update(frame.object_pose, new.travel_m, new.lift_m)

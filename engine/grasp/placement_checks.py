@@ -17,12 +17,12 @@ import numpy as np
 
 from engine.errors import GraspError
 from engine.grasp.params import SimulationParams
-from engine.grasp.rays import any_ray_hits
+from engine.grasp.rays import any_ray_hits, points_inside
 from engine.gripper.jaws import JawPlacement, place_jaws
 from engine.gripper.pad_geometry import PadMesh, PadOutline
 from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
-from engine.ipc.collision_layout import OBJECT_OWNER, CollisionLayout
+from engine.ipc.collision_layout import OBJECT_OWNER, PAD_OWNER, CollisionLayout
 from engine.scene.resting import RestingObject
 
 L = TypeVar("L", bound=CollisionLayout)
@@ -138,13 +138,11 @@ def check_open_jaws_clear_object(
 
 
 def pad_inside_object(layout: CollisionLayout, x: np.ndarray, obj: RestingObject) -> bool:
-    """Whether a pad vertex lies inside the object: a pad wholly inside crosses no surface, so
-    the intersection test alone misses it."""
-    import trimesh
-
-    mesh = trimesh.Trimesh(x[layout.object_rows], obj.faces, process=False)
-    pad_points = x[layout.collision_owner != OBJECT_OWNER]
-    return bool(np.any(mesh.contains(pad_points)))
+    """Whether a pad lies inside the object: a pad wholly inside crosses no surface, so the
+    intersection test alone misses it. Asked of pads that cross no surface, so each is wholly
+    inside or wholly outside: one vertex of each decides."""
+    first = [int(np.argmax(layout.collision_owner == k)) for k in PAD_OWNER]
+    return bool(points_inside(x[first], x[layout.object_rows], obj.faces).any())
 
 
 def pad_face_points(outline: PadOutline, grid: tuple[int, int] = PAD_RAY_GRID) -> np.ndarray:

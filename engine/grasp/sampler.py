@@ -34,6 +34,7 @@ import trimesh
 from engine.errors import ParameterError
 from engine.grasp.antipodal_pairs import antipodal_pairs
 from engine.grasp.grasp import Grasp
+from engine.grasp.rays import points_inside
 from engine.gripper.pad_geometry import PadOutline
 from engine.scene.resting import RestingObject
 
@@ -189,6 +190,11 @@ class _OpenGripperCheck:
         )  # (boxes, 8, 3)
         self.clearance = settings.clearance_m
         self.union = (self.boxes[:, 0].min(axis=0), self.boxes[:, 1].max(axis=0))
+        # Each face's bounding sphere: a pose's first cut needs only the centres turned into
+        # the gripper frame, not every corner (16k-face scans: 14 ms -> ~1 ms per pose).
+        tri = self.vertices[self.faces]
+        self.face_centres = tri.mean(axis=1)
+        self.face_radii = np.linalg.norm(tri - self.face_centres[:, None], axis=2).max(axis=1)
 
     def reason(self, pose: np.ndarray) -> str:
         """'' when clear, else what the open gripper hits ('ground' or 'object')."""
@@ -196,9 +202,11 @@ class _OpenGripperCheck:
         world = self.corners @ rot.T + t
         if float(world[..., 2].min()) < self.clearance:
             return "ground"
-        local = (self.vertices - t) @ rot  # object in the gripper frame
-        tri = local[self.faces]
         lo, hi = self.union
+        centres = (self.face_centres - t) @ rot  # in the gripper frame
+        r = self.face_radii[:, None]
+        maybe = np.flatnonzero(np.all((centres - r <= hi) & (centres + r >= lo), axis=1))
+        tri = (self.vertices[self.faces[maybe]] - t) @ rot  # object in the gripper frame
         near = np.all((tri.min(axis=1) <= hi) & (tri.max(axis=1) >= lo), axis=1)
         if near.any():
             sub = tri[near]
@@ -221,8 +229,8 @@ def open_gripper_clearance(obj: RestingObject, grasp: Grasp, settings: SamplerSe
     hit = check.reason(pose)
     if hit:
         return hit
-    mesh = trimesh.Trimesh(np.asarray(obj.vertices), np.asarray(obj.faces), process=False)
-    return "object" if bool(np.any(mesh.contains(check.box_centres(pose)))) else ""
+    inside = points_inside(check.box_centres(pose), obj.vertices, obj.faces)
+    return "object" if bool(inside.any()) else ""
 
 
 def _clear_of_ground(
@@ -350,7 +358,7 @@ def sample_candidates(
         return []
     # A box wholly inside the object crosses no face: test the boxes' centres too.
     points = np.vstack([check.box_centres(c.grasp.pose()) for c in found])
-    inside = np.asarray(mesh.contains(points), dtype=bool).reshape(len(found), -1)
+    inside = points_inside(points, obj.vertices, obj.faces).reshape(len(found), -1)
     bad: list[bool] = np.any(inside, axis=1).astype(bool).tolist()
     return [c for c, b in zip(found, bad, strict=True) if not b]
 

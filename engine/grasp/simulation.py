@@ -21,15 +21,21 @@ import logging
 import math
 import time
 from collections.abc import Generator
+from dataclasses import replace
 
 import numpy as np
 
 from engine.errors import SolverError
+from engine.grasp.contact_region import ContactRegion, contact_region
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grip_measures import GripTracker
 from engine.grasp.lift import lift
 from engine.grasp.params import SimulationParams
-from engine.grasp.placement_checks import check_jaws_close_on_object, place_open_jaws
+from engine.grasp.placement_checks import (
+    check_jaws_close_on_object,
+    layout_builder,
+    place_open_jaws,
+)
 from engine.grasp.squeeze import Squeeze
 from engine.grasp.squeeze_rules import FORCE_STOP_TOL as FORCE_STOP_TOL
 from engine.grasp.squeeze_rules import GripOutcome, Tolerances, judge_lift
@@ -100,28 +106,33 @@ class GraspSimulation:
         self.gripper_pose = np.asarray(gripper_pose, dtype=float)
         self.pad = pad if pad is not None else build_pad(params)
 
-        def build(pad_world: tuple[np.ndarray, np.ndarray]) -> GraspSystem:
-            return GraspSystem(
-                (self.pad, self.pad),
-                pad_world,
-                obj,
-                object_lift_m=0.5 * params.dhat_m,
-                youngs_modulus_pa=params.youngs_modulus_pa,
-                poisson_ratio=params.poisson_ratio,
-                pad_density_kg_m3=params.pad_density_kg_m3,
-                object_stiffness_pa=params.effective_object_stiffness_pa,
-            )
-
         # IPC-GraspSim opens the jaws further, 1 mm at a time, until they clear the object by
         # 1 mm (`auto_open_m` > 0); by default an open gripper that touches the object is an error.
-        placed, self.system = place_open_jaws(obj, self.gripper_pose, params, self.pad, build)
+        placed, _ = place_open_jaws(
+            obj,
+            self.gripper_pose,
+            params,
+            self.pad,
+            layout_builder(obj, self.pad, object_lift_m=0.5 * params.dhat_m),
+        )
         self.open_width_m = placed.open_width_m
         self.normals = placed.normals
         check_jaws_close_on_object(obj, placed.jaws[0], self.pad.outline, self.open_width_m)
         self.result = TrialResult(trial=trial, success=False, reason="not run")
         self.result.perturbation = dict(perturbation or {})
         self._frame_index = 0
-        self.stepper = Stepper(self.system, self.normals, stepper_settings(self.params))
+        # A scan's far side takes no part in contact: simulate the faces the pads and the
+        # ground can reach, and go on with the whole surface if the object leaves them.
+        self.region = contact_region(
+            obj, self.gripper_pose, placed.jaws, self.pad, self.open_width_m
+        )
+        whole = _WholeSurface(obj, self.pad, placed.pad_world, params, self.region)
+        self.stepper = Stepper(
+            whole.cut() if self.region is not None else whole.whole(),
+            self.normals,
+            stepper_settings(self.params),
+            cut=whole if self.region is not None else None,
+        )
         # The set-up is part of the trial's wall time (its first numba kernels and the first
         # contact build run here).
         self._setup_s = time.perf_counter() - started
@@ -141,7 +152,8 @@ class GraspSimulation:
 
     def _run(self) -> Generator[Frame, None, None]:
         p, r = self.params, self.result
-        summary = yield from Squeeze(self).run()
+        squeeze = Squeeze(self)
+        summary = yield from squeeze.run()
         if summary is None:
             return
         psi = self.stepper.pad_energies(self.stepper.state.u)
@@ -151,15 +163,18 @@ class GraspSimulation:
             missing = 1 if summary.pad_object[0] == 0 else 2
             r.reason = f"pad {missing} does not touch the object at the end of the squeeze"
             return
-        # A force-controlled gripper keeps pressing with the force it has reached.
+        # A force-controlled gripper keeps pressing with the force it has reached; on an object
+        # the ground still braces, with the servo force that keeps each pad within the
+        # gripper's force, raised back to it once the object leaves the ground.
         hold_force_n = max(0.5 * (summary.grip_force_n[0] + summary.grip_force_n[1]), 0.0)
+        limit = squeeze.limit if squeeze.limit.braced else None
         st = self.stepper.state
         grip = GripTracker()
         grip.start(
             self.object_pose(st), self._contact_centres(st), self.normals, st.travel_m, st.lift_m
         )
         r.min_lift_grip_n = math.inf
-        summary = yield from lift(self, hold_force_n if p.hold == "force" else None, grip)
+        summary = yield from lift(self, hold_force_n if p.hold == "force" else None, grip, limit)
         r.slip1_m, r.slip2_m = grip.max_slip_m
         r.rotation_rad = grip.max_rotation_rad
         outcome = GripOutcome((r.slip1_m, r.slip2_m), r.rotation_rad, grip.reached_height)
@@ -167,6 +182,21 @@ class GraspSimulation:
         r.success, r.reason = judge_lift(
             summary, outcome, tolerances, p.dhat_m, self.stepper.state.lift_m
         )
+
+    def pad_pushes(self, st: StepState) -> tuple[float, float]:
+        """The force (N) each pad presses the object with along its closing direction at `st`:
+        its contacts' normal and friction forces, what the gripper's actuator carries (0 where
+        the step kept no contact term)."""
+        s = self.system
+        if st.contact is None:
+            return (0.0, 0.0)
+        forces = object_contact_forces(s, st.contact, s.collision_vertices(st.u))
+        out = []
+        for source, normal in zip((SOURCE_PAD1, SOURCE_PAD2), self.normals, strict=True):
+            mine = forces.source == source
+            total = (forces.normal_n[mine] + forces.friction_n[mine]).sum(axis=0)
+            out.append(float(total @ normal))
+        return (out[0], out[1])
 
     def _contact_centres(self, st: StepState) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Each pad's centre of contact on the object at `st` (its normal forces' centroid,
@@ -223,11 +253,22 @@ class GraspSimulation:
         x = self.system.collision_vertices(st.u)
         return grip_forces(self.system, self._barrier(st), x, self.params.dhat_m, self.normals)
 
+    @property
+    def system(self) -> GraspSystem:
+        """The system the stepper steps (a cut surface until the object leaves it)."""
+        return self.stepper.system
+
     def summary(self, st: StepState, grip: GripForces | None = None) -> ContactSummary:
         """The contacts at `st` (`grip`: self.grip(st), when known)."""
-        return summarize_contacts(
+        summary = summarize_contacts(
             self.system, self._barrier(st), st.u, self.params.dhat_m, self.normals, grip=grip
         )
+        if self.stepper.cut is not None and self.region is not None:
+            # The lowest point of the whole object: the cut's or one of the left-out vertices.
+            lowest = self.region.lowest_left_out_m(self.system.object_state(st.u))
+            if lowest < summary.object_min_z_m:
+                summary = replace(summary, object_min_z_m=lowest)
+        return summary
 
     def frame(
         self, st: StepState, phase: str, iterations: int, grip: GripForces | None = None
@@ -267,3 +308,57 @@ class GraspSimulation:
         r.intersection_free = r.intersection_free and summary.intersection_free
         r.lift_height_m = summary.object_min_z_m
         return frame, summary
+
+
+class _WholeSurface:
+    """Builds a trial's system on the object's whole surface or on its contact region (the
+    stepper's SurfaceCut)."""
+
+    def __init__(
+        self,
+        obj: RestingObject,
+        pad: PadMesh,
+        pad_world: tuple[np.ndarray, np.ndarray],
+        params: SimulationParams,
+        region: ContactRegion | None,
+    ) -> None:
+        self.obj, self.pad, self.pad_world, self.params, self.region = (
+            obj,
+            pad,
+            pad_world,
+            params,
+            region,
+        )
+
+    def _build(self, surface: tuple[np.ndarray, np.ndarray] | None) -> GraspSystem:
+        p = self.params
+        return GraspSystem(
+            (self.pad, self.pad),
+            self.pad_world,
+            self.obj,
+            object_lift_m=0.5 * p.dhat_m,
+            youngs_modulus_pa=p.youngs_modulus_pa,
+            poisson_ratio=p.poisson_ratio,
+            pad_density_kg_m3=p.pad_density_kg_m3,
+            object_stiffness_pa=p.effective_object_stiffness_pa,
+            object_surface=surface,
+        )
+
+    def cut(self) -> GraspSystem:
+        """The system on the contact region."""
+        assert self.region is not None
+        return self._build((self.region.vertex_ids, self.region.faces))
+
+    def whole(self) -> GraspSystem:
+        """The system on the whole surface."""
+        if self.region is not None:
+            log.info(
+                "the object left its contact region (%d of %d faces): going on with its whole "
+                "surface",
+                len(self.region.faces),
+                self.region.n_faces,
+            )
+        return self._build(None)
+
+    def holds(self, system: GraspSystem, u: np.ndarray) -> bool:
+        return self.region is None or self.region.holds(system, u)

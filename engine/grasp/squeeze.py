@@ -21,9 +21,12 @@ import numpy as np
 
 from engine.errors import SolverError
 from engine.grasp.frames import Frame
+from engine.grasp.pad_force_limit import PadForceLimit
 from engine.grasp.squeeze_rules import (
+    CLOSED_COMPLETELY,
     FORCE_STOP_TOL,
     JAWS_CLOSED,
+    closed_reason,
     force_stop_reached,
     jaws_rest_on_each_other,
     overshoot_limit,
@@ -93,6 +96,7 @@ class Squeeze:
         self.q_prev = 0.0  # stop quantity of the previous frame, 0 until both pads touch
         self.unbalanced = 0
         self.touching = (False, False)
+        self.touched = False  # a pad has touched the object in this squeeze
         # A force-controlled gripper (hold="force") closes as a force-limited servo: the jaws
         # follow the closing increments but each pad pushes with at most force_cap (the force
         # stop, or the gripper's maximum for a Psi stop), as the coupled fingers of a
@@ -108,12 +112,9 @@ class Squeeze:
         self.settled_steps = 0
         self.stalled_steps = 0
         self.servo_push = False  # force-limited before both pads touch (see above)
-        # The servo's force per jaw with both pads on the object. The jaws share one closing
-        # coordinate, so the actuator sets the sum of the pads' forces (2 F); an object braced
-        # against the ground can take most of it on one pad. A pad above the gripper's force
-        # lowers the servo's force until that pad presses with the force and no more, as a
-        # gripper that limits each finger's force does.
-        self.hold_force = self.force_cap
+        # The servo's force per jaw with both pads on the object: lowered while the ground
+        # takes a share of the grip, so no pad pushes harder than the gripper's force.
+        self.limit = PadForceLimit.of(self.force_cap)
         self.blocked_before = False
         slowest = min(p.closing_speed_m_s, self.contact_cap / p.time_step_s)
         self.time_limit_s = self.max_travel / slowest + SQUEEZE_SETTLE_S
@@ -128,7 +129,9 @@ class Squeeze:
                 return None
             h = self._size_step(st)
             if h is None:
-                sim.result.reason = "jaws closed completely without reaching the squeeze threshold"
+                sim.result.reason = closed_reason(
+                    CLOSED_COMPLETELY, self.touched, any(self.touching)
+                )
                 return None
             servo = self.force_drive and (all(self.touching) or self.servo_push)
             try:
@@ -152,6 +155,7 @@ class Squeeze:
             frame, summary = sim.frame(new, "squeeze", its, grip)
             yield frame
             self.touching = (summary.pad_object[0] > 0, summary.pad_object[1] > 0)
+            self.touched = self.touched or any(self.touching)
             decision = self._after_frame(st, new, frame, summary, reading, servo)
             if decision != _GO_ON:
                 return summary if decision == "stop" else None
@@ -207,7 +211,7 @@ class Squeeze:
 
     def _command(self, servo: bool, h: float) -> StepCommand:
         if servo and all(self.touching):
-            return StepCommand(hold_force_n=self.hold_force, servo_travel_m=self.delta)
+            return StepCommand(hold_force_n=self.limit.servo_n, servo_travel_m=self.delta)
         # A pad that pushes the object alone carries it along in the initial guess.
         shift = np.zeros(3)
         if self.touching[0] != self.touching[1]:
@@ -247,7 +251,7 @@ class Squeeze:
         p, r = self.p, self.sim.result
         q, gripping, forces = reading.q, reading.gripping, reading.forces
         if summary.pad_pad > 0 and min(summary.pad_object) == 0:
-            r.reason = JAWS_CLOSED
+            r.reason = closed_reason(JAWS_CLOSED, self.touched, max(summary.pad_object) > 0)
             return "end"
         if not gripping and reading.q_free >= self.threshold:
             self._threshold_before_gripping(frame)
@@ -258,8 +262,8 @@ class Squeeze:
         at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
         if servo and not gripping:
             return self._pushing(st, new)
-        if servo and self._uneven(forces):
-            self.hold_force *= self.force_cap / max(forces)
+        if servo and self.limit.over(forces):
+            self.limit.update(self.sim.pad_pushes(new))
         if servo and self.use_force:
             # The fingers' and pads' momentum can press the contact above the servo's force for
             # a few steps after impact: wait until it has settled within the tolerance (or has
@@ -388,15 +392,6 @@ class Squeeze:
             )
             return "stop"
         return None
-
-    def _uneven(self, forces: tuple[float, float]) -> bool:
-        """One pad above the gripper's force while the other has less than half of it: an
-        object braced against the ground (not the momentary overshoot of both pads after an
-        impact, which the force stop waits out, nor the few percent by which the pads' normal
-        forces along the closing axis differ on a rough or slanted surface, where friction
-        carries the rest)."""
-        cap = self.force_cap
-        return max(forces) > cap * (1.0 + FORCE_STOP_TOL) and min(forces) < 0.5 * cap
 
     def _stalled_short(
         self, st: StepState, new: StepState, forces: tuple[float, float]

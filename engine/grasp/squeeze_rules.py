@@ -17,6 +17,16 @@ FORCE_STOP_TOL = 0.02
 
 # The outcome of a squeeze whose jaws meet without holding the object (both simulators).
 JAWS_CLOSED = "jaws closed on each other without gripping the object"
+# ... after a pad had touched it: the object left the jaws sideways (squeezed out of a tapered
+# or slippery pair of faces, or pushed off by the pad that reached it first).
+PUSHED_OUT = "the object was pushed out of the jaws"
+CLOSED_COMPLETELY = "jaws closed completely without reaching the squeeze threshold"
+
+
+def closed_reason(closed: str, touched: bool, touching: bool) -> str:
+    """Why jaws that closed (`closed`: JAWS_CLOSED or CLOSED_COMPLETELY) end the trial:
+    PUSHED_OUT when a pad had touched the object and none touches it now."""
+    return PUSHED_OUT if touched and not touching else closed
 
 
 def stop_quantity(values: tuple[float, float], use_force: bool) -> float:

@@ -131,7 +131,7 @@ class IncrementalPotential:
         if self._residual_scale is None:
             s, r = self.system, self.reduction
             scale = np.ones(r.n)
-            radius = float(np.linalg.norm(s.object.body_points, axis=1).max())
+            radius = s.object_radius_m
             affine = r.index[s.obj_dof.start + 3 : s.obj_dof.stop]
             scale[affine[affine >= 0]] = 1.0 / radius
             self._residual_scale = scale

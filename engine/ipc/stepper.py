@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -111,6 +112,15 @@ class StepBlocked(Exception):
         self.alpha = alpha
 
 
+class SurfaceCut(Protocol):
+    """A system whose object takes part in contact with a part of its surface only: valid
+    while `holds` at every accepted state; `whole()` is the system with its whole surface."""
+
+    def holds(self, system: GraspSystem, u: np.ndarray) -> bool: ...
+
+    def whole(self) -> GraspSystem: ...
+
+
 class Stepper:
     """Time stepping of one trial's system; `state` is the last accepted state."""
 
@@ -119,9 +129,12 @@ class Stepper:
         system: GraspSystem,
         normals: tuple[np.ndarray, np.ndarray],
         settings: StepperSettings,
+        cut: SurfaceCut | None = None,
     ) -> None:
-        """`normals`: each jaw's closing direction."""
+        """`normals`: each jaw's closing direction. `cut`: how `system`'s object surface was
+        cut to the part that takes part in contact (None: it is whole)."""
         self.system = s = system
+        self.cut = cut
         self.settings = settings
         self.normals = normals
         self._glued_rest = s.u_initial[s.fixed].copy()
@@ -160,7 +173,30 @@ class Stepper:
         )
 
     # --- stepping -----------------------------------------------------------------------------
-    def step(self, cmd: StepCommand, halvings: int = 0) -> tuple[StepState, int]:
+    def step(self, cmd: StepCommand) -> tuple[StepState, int]:
+        """The state after `cmd` from `state` (not adopted: assign `state` to accept it) and
+        the Newton iterations spent (_halving_step). On a cut surface whose cut no longer holds
+        at that state, the step is taken again on the whole surface, which the stepper keeps
+        from then on."""
+        new, its = self._halving_step(cmd)
+        if self.cut is None or self.cut.holds(self.system, new.u):
+            return new, its
+        self.use_whole_surface()
+        again, more = self._halving_step(cmd)
+        return again, its + more
+
+    def use_whole_surface(self) -> None:
+        """Go on from the current state with the cut's whole-surface system."""
+        if self.cut is None:
+            return
+        self.system, self.cut = self.cut.whole(), None
+        # Contact sets, covers and the factorization's pattern belong to the cut collision mesh.
+        self.state = replace(self.state, collisions=None, contact=None)
+        self._reduction = None
+        self._ldl = PatternLdl()
+        self._guess_cover = None
+
+    def _halving_step(self, cmd: StepCommand, halvings: int = 0) -> tuple[StepState, int]:
         """The state after `cmd` from `state` (not adopted: assign `state` to accept it) and
         the Newton iterations spent; where Newton does not converge in one step, two half steps
         (each with half the motion), up to MAX_STEP_HALVINGS times.
@@ -182,9 +218,9 @@ class Stepper:
         half = cmd.halved(h)
         saved = self.state
         try:
-            first, its1 = self.step(half, halvings=halvings + 1)
+            first, its1 = self._halving_step(half, halvings=halvings + 1)
             self.state = first
-            second, its2 = self.step(half, halvings=halvings + 1)
+            second, its2 = self._halving_step(half, halvings=halvings + 1)
         finally:
             self.state = saved
         return second, spent + its1 + its2

@@ -51,7 +51,11 @@ class GraspSystem(CollisionLayout):
         poisson_ratio: float,
         pad_density_kg_m3: float,
         object_stiffness_pa: float,
+        object_surface: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
+        """`object_surface`: (vertex ids, faces over those ids) of the part of the object's
+        surface that takes part in contact (engine.grasp.contact_region); the whole surface by
+        default. Its mass properties are the whole object's either way."""
         self.mu_lame, self.lambda_lame = lame_parameters(youngs_modulus_pa, poisson_ratio)
         self.pads = _pad_blocks(pads, self.mu_lame, self.lambda_lame, pad_density_kg_m3)
         offset = self.pads[1].dof.stop
@@ -60,14 +64,22 @@ class GraspSystem(CollisionLayout):
 
         # Object: affine body about its centre of mass, lifted by object_lift_m off the ground.
         com = np.asarray(obj.center_of_mass, dtype=float)
+        whole = np.asarray(obj.vertices, dtype=float) - com
+        if object_surface is None:
+            ids, object_faces = np.arange(len(whole)), np.asarray(obj.faces, dtype=np.int64)
+        else:
+            ids, object_faces = object_surface
+        # The whole body's reach about its centre (its residual's torque scale) and extent (the
+        # barrier stiffness's scale) do not depend on which faces take part in contact.
+        self.object_radius_m = float(np.linalg.norm(whole, axis=1).max())
         self.object = AffineBody(
-            body_points=np.asarray(obj.vertices, dtype=float) - com,
+            body_points=whole[ids],
             mass_kg=float(obj.mass_kg),
             second_moment=np.asarray(obj.second_moment, dtype=float),
             volume_m3=float(obj.volume_m3),
             stiffness_pa=object_stiffness_pa,
         )
-        self.object_faces = np.asarray(obj.faces, dtype=np.int64)
+        self.object_faces = np.asarray(object_faces, dtype=np.int64)
 
         u0 = np.zeros(self.ndof)
         for blk, xw in zip(self.pads, pad_world, strict=True):
@@ -89,8 +101,12 @@ class GraspSystem(CollisionLayout):
         # Collision vertices: pad surfaces then the object surface; X = J u.
         self.jacobian = self._collision_jacobian()
         self.jacobian_free = self.jacobian[:, self.free].tocsr()
-        faces, owner, _ = stacked_surfaces(pads, self.object_faces, len(obj.vertices))
+        faces, owner, _ = stacked_surfaces(pads, self.object_faces, len(ids))
         super().__init__(self.collision_vertices(u0), faces, owner)
+        if object_surface is not None:
+            placed = whole + u0[self.obj_dof][:3]
+            x0 = np.vstack([self.collision_vertices(u0)[: self.object_rows.start], placed])
+            self.bbox_diagonal = float(np.linalg.norm(x0.max(axis=0) - x0.min(axis=0)))
 
     def _mass_and_gravity(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """The mass matrix (pads lumped, the object's consistent 12x12) and gravity's force."""

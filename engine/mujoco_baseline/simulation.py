@@ -36,7 +36,14 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.grip_measures import GripTracker
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import check_open_jaws_clear_ground
-from engine.grasp.squeeze_rules import JAWS_CLOSED, GripOutcome, Tolerances, judge_lift
+from engine.grasp.squeeze_rules import (
+    CLOSED_COMPLETELY,
+    JAWS_CLOSED,
+    GripOutcome,
+    Tolerances,
+    closed_reason,
+    judge_lift,
+)
 from engine.grasp.trial_plan import PlannedTrial, TrialSpec, plan_trials
 from engine.grasp.trials import OnFrame, drive_trial
 from engine.gripper.jaws import place_jaws
@@ -328,6 +335,7 @@ class MujocoTrial:
         # Squeeze: time to close the whole stroke and settle, at most.
         squeeze_steps = math.ceil((max_travel / p.closing_speed_m_s + 1.0) / h)
         c = self._contacts()
+        touched = False  # a pad has touched the object
         for step in range(1, squeeze_steps + 1):
             force = c["force"]
             assert isinstance(force, list)
@@ -357,11 +365,11 @@ class MujocoTrial:
             if done:
                 self._record_squeeze(force)
                 return True
-            if int(c["pad_pad"]) > 0 and min(touch) == 0:  # type: ignore[call-overload]
-                r.reason = JAWS_CLOSED
-                return False
-            if self._travel() >= max_travel - 1e-6:
-                r.reason = "jaws closed completely without reaching the squeeze threshold"
+            touched = touched or max(touch) > 0
+            met = int(c["pad_pad"]) > 0 and min(touch) == 0  # type: ignore[call-overload]
+            if met or self._travel() >= max_travel - 1e-6:
+                closed = JAWS_CLOSED if met else CLOSED_COMPLETELY
+                r.reason = closed_reason(closed, touched, max(touch) > 0)
                 return False
         r.reason = "the squeeze did not reach the grip force"
         return False
