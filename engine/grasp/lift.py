@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 # A lift step at the steady lift speed spans up to this many time steps (fewer for the last
 # one, so the lift ends within one time step's rise of its height, as with single steps).
 STEADY_LIFT_STEPS = 4
+# A lift step that took at most this many Newton iterations left the grip settled.
+CALM_ITERATIONS = 10
 
 
 def lift(
@@ -49,13 +51,17 @@ def lift(
     z0 = summary.object_min_z_m
     phase = "lift"
     hold_steps = round(p.hold_time_s / p.time_step_s)
+    calm = True
     for _ in range(p.max_steps):
         st = stepper.state
         if phase == "lift":
             elapsed = st.time_s - t_start
             # Once the plates rise at a steady speed, nothing changes from step to step but
-            # the height: longer steps cover the same lift.
-            steady = p.lift_ramp_s <= 0 or elapsed >= p.lift_ramp_s - 1e-9
+            # the height: longer steps cover the same lift. Not while the grip is still
+            # changing (the last step took more than CALM_ITERATIONS Newton iterations): an
+            # object squeezed out of the jaws moves centimetres per long step, and its swept
+            # contact queries cost minutes on a 16k-face scan.
+            steady = (p.lift_ramp_s <= 0 or elapsed >= p.lift_ramp_s - 1e-9) and calm
             h = p.time_step_s * (steady_lift_steps(p, summary.object_min_z_m) if steady else 1)
             d = min(lift_increment(p, elapsed, h), max_lift - st.lift_m)
             servo = hold_command(p, hold_force_n, h)
@@ -78,6 +84,7 @@ def lift(
             servo = hold_command(p, hold_force_n, p.time_step_s)
             new, its = stepper.step(StepCommand(hold_force_n=hold_force_n, servo_travel_m=servo))
         stepper.state = new
+        calm = its <= CALM_ITERATIONS
         if hold_force_n is not None and limit is not None:
             limit.update(sim.pad_pushes(new))
             hold_force_n = limit.servo_n

@@ -115,6 +115,7 @@ class Squeeze:
         # The servo's force per jaw with both pads on the object: lowered while the ground
         # takes a share of the grip, so no pad pushes harder than the gripper's force.
         self.limit = PadForceLimit.of(self.force_cap)
+        self.eased = False  # this step is taken again with the servo's force lowered
         self.blocked_before = False
         slowest = min(p.closing_speed_m_s, self.contact_cap / p.time_step_s)
         self.time_limit_s = self.max_travel / slowest + SQUEEZE_SETTLE_S
@@ -151,6 +152,15 @@ class Squeeze:
             if reading.q > self.upper and self.delta > self.delta_min:
                 self._roll_back(reading.q)
                 continue
+            if servo and not self.eased and self.limit.over(forces):
+                # A pad pushing above the gripper's force on a braced object: the same step
+                # again with the servo's force lowered, so no frame shows that push.
+                before = self.limit.servo_n
+                self.limit.update(sim.pad_pushes(new))
+                if self.limit.servo_n < before:
+                    self.eased = True
+                    continue
+            self.eased = False
             sim.stepper.state = new
             frame, summary = sim.frame(new, "squeeze", its, grip)
             yield frame
