@@ -34,8 +34,8 @@ import trimesh
 from engine.errors import ParameterError
 from engine.grasp.antipodal_pairs import antipodal_pairs
 from engine.grasp.grasp import Grasp
-from engine.grasp.rays import points_inside
 from engine.gripper.pad_geometry import PadOutline
+from engine.scene.ray_parity import points_inside
 from engine.scene.resting import RestingObject
 
 FINGER_LENGTH_M = 0.030

@@ -22,6 +22,7 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
 from engine.ipc import candidate_cover, collision_layout, internal_term, ldl_kernels, reduction
+from engine.scene import ray_parity
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
@@ -38,6 +39,7 @@ KERNEL_MODULES = (
     collision_layout,
     candidate_cover,
     rays,
+    ray_parity,
 )
 
 

@@ -19,9 +19,9 @@ from engine.scene.mesh_surface import (
     is_closed,
     mm,
     plural,
-    signed_volume,
     undirected_edges,
 )
+from engine.scene.ray_parity import points_inside
 from engine.scene.scene_settings import body_setting
 
 FRAGMENT_VOLUME_FRACTION = 0.01
@@ -110,11 +110,7 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
     for b in bodies:
         part = trimesh.Trimesh(vertices, b.faces, process=False)
         part.remove_unreferenced_vertices()
-        if b.closed:
-            trimesh.repair.fix_winding(part)
-            if signed_volume(np.asarray(part.vertices), np.asarray(part.faces)) < 0:
-                part.invert()  # contains() wants outward normals
-        parts.append(part)
+        parts.append(part)  # the inside test counts crossings: no winding needed
     nested = overlapping = 0
     for k, part in enumerate(parts):
         lo, hi = part.bounds
@@ -127,7 +123,7 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
             # Vertices and face centres (coplanar overlaps put vertices on the other's faces).
             corners = part.vertices[:: max(1, len(part.vertices) // 200)]
             centres = part.triangles_center[:: max(1, len(part.faces) // 200)]
-            inside = other.contains(np.vstack([corners, centres]))
+            inside = points_inside(np.vstack([corners, centres]), other.vertices, other.faces)
             if inside.all():
                 nested += 1
                 break

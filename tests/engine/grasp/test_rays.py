@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 import trimesh
 
-from engine.grasp.rays import any_ray_hits, points_inside
+from engine.grasp.rays import any_ray_hits
 from engine.scene.object_mesh import builtin_cube
+from engine.scene.ray_parity import points_inside
 
 
 def _trimesh_answer(mesh, origins, d, reach):
