@@ -40,8 +40,10 @@ def lift(
     """Lift, then hold; yields the frames and returns the last contact summary. `hold_force_n`:
     the force-controlled jaws' force (None: they keep their separation); `grip` has been
     started at the lift's first state and follows the object's slip and rotation in the grip;
-    `limit`: the squeeze's per-pad force limit of an object the ground braces, which then sets
-    the jaws' force at every step instead."""
+    `limit`: the per-pad force limit (the squeeze's on an object the ground braces), which
+    then sets the jaws' force at every step instead; a step in which a pad pushes above the
+    gripper's force (the ground letting go of the object at the lift's start) is taken again
+    with the force lowered."""
     p, stepper = sim.params, sim.stepper
     if hold_force_n is not None and limit is not None:
         hold_force_n = limit.servo_n
@@ -51,7 +53,7 @@ def lift(
     z0 = summary.object_min_z_m
     phase = "lift"
     hold_steps = round(p.hold_time_s / p.time_step_s)
-    calm = True
+    calm, eased = True, False
     for _ in range(p.max_steps):
         st = stepper.state
         if phase == "lift":
@@ -83,11 +85,17 @@ def lift(
         else:
             servo = hold_command(p, hold_force_n, p.time_step_s)
             new, its = stepper.step(StepCommand(hold_force_n=hold_force_n, servo_travel_m=servo))
+        if hold_force_n is not None and limit is not None:
+            pushes = sim.pad_pushes(new)
+            before = limit.servo_n
+            limit.update(pushes)
+            hold_force_n = limit.servo_n
+            if hold_force_n < before and not eased:
+                eased = True  # the same step again with the lowered force
+                continue
+        eased = False
         stepper.state = new
         calm = its <= CALM_ITERATIONS
-        if hold_force_n is not None and limit is not None:
-            limit.update(sim.pad_pushes(new))
-            hold_force_n = limit.servo_n
         frame, summary = sim.frame(new, phase, its)
         yield frame
         slips, turned = grip.update(frame.object_pose, new.travel_m, new.lift_m)

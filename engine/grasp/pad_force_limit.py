@@ -18,15 +18,19 @@ from engine.grasp.squeeze_rules import FORCE_STOP_TOL
 
 @dataclass
 class PadForceLimit:
-    """The servo's force per jaw (N) under a per-pad cap of `cap_n`."""
+    """The servo's force per jaw (N): `target_n` on a free object, lowered under a per-pad cap
+    of `cap_n` while something braces it."""
 
     cap_n: float
     servo_n: float
+    target_n: float
     braced: bool = False  # the ground (or an edge) takes a share of the grip
 
     @classmethod
-    def of(cls, cap_n: float) -> PadForceLimit:
-        return cls(cap_n=cap_n, servo_n=cap_n)
+    def of(cls, cap_n: float, target_n: float | None = None) -> PadForceLimit:
+        """`target_n`: the servo's force on a free object (default: the cap)."""
+        target = cap_n if target_n is None else target_n
+        return cls(cap_n=cap_n, servo_n=target, target_n=target)
 
     def over(self, forces: tuple[float, float]) -> bool:
         """Whether readings `forces` (N) call for the pushes: a pad above the cap by more than
@@ -44,6 +48,6 @@ class PadForceLimit:
         apart = max(pushes) - min(pushes)
         uneven = apart > 2.0 * FORCE_STOP_TOL * cap
         if uneven and (self.braced or max(pushes) > cap * (1.0 + FORCE_STOP_TOL)):
-            self.servo_n, self.braced = cap - 0.5 * apart, True
+            self.servo_n, self.braced = min(self.target_n, cap - 0.5 * apart), True
         elif self.braced and not uneven:
-            self.servo_n, self.braced = cap, False
+            self.servo_n, self.braced = self.target_n, False

@@ -30,6 +30,7 @@ from engine.grasp.contact_region import ContactRegion, contact_region
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grip_measures import GripTracker
 from engine.grasp.lift import lift
+from engine.grasp.pad_force_limit import PadForceLimit
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import (
     check_jaws_close_on_object,
@@ -167,7 +168,11 @@ class GraspSimulation:
         # the ground still braces, with the servo force that keeps each pad within the
         # gripper's force, raised back to it once the object leaves the ground.
         hold_force_n = max(0.5 * (summary.grip_force_n[0] + summary.grip_force_n[1]), 0.0)
-        limit = squeeze.limit if squeeze.limit.braced else None
+        limit = (
+            squeeze.limit
+            if squeeze.limit.braced
+            else PadForceLimit.of(p.squeeze_force_cap_n, hold_force_n)
+        )
         st = self.stepper.state
         grip = GripTracker()
         grip.start(
