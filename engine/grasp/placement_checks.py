@@ -17,13 +17,12 @@ import numpy as np
 
 from engine.errors import GraspError
 from engine.grasp.params import SimulationParams
-from engine.grasp.rays import any_ray_hits
 from engine.gripper.jaws import JawPlacement, place_jaws
 from engine.gripper.pad_geometry import PadMesh, PadOutline
 from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.collision_layout import OBJECT_OWNER, PAD_OWNER, CollisionLayout
-from engine.scene.ray_parity import points_inside
+from engine.scene.mesh_rays import any_ray_hits, points_inside
 from engine.scene.resting import RestingObject
 
 L = TypeVar("L", bound=CollisionLayout)

@@ -35,7 +35,7 @@ from engine.errors import ParameterError
 from engine.grasp.antipodal_pairs import antipodal_pairs
 from engine.grasp.grasp import Grasp
 from engine.gripper.pad_geometry import PadOutline
-from engine.scene.ray_parity import points_inside
+from engine.scene.mesh_rays import points_inside
 from engine.scene.resting import RestingObject
 
 FINGER_LENGTH_M = 0.030

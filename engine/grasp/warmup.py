@@ -16,13 +16,12 @@ from engine.fem import (
     neohookean_density,
     neohookean_elements,
 )
-from engine.grasp import rays
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
 from engine.ipc import candidate_cover, collision_layout, internal_term, ldl_kernels, reduction
-from engine.scene import ray_parity
+from engine.scene import mesh_rays
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
@@ -38,8 +37,7 @@ KERNEL_MODULES = (
     ldl_kernels,
     collision_layout,
     candidate_cover,
-    rays,
-    ray_parity,
+    mesh_rays,
 )
 
 

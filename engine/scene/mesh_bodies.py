@@ -13,6 +13,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from engine.errors import MeshError, ParameterError, Setting, literal
+from engine.scene.mesh_rays import points_inside
 from engine.scene.mesh_surface import (
     cm3,
     enclosed_volume,
@@ -21,7 +22,6 @@ from engine.scene.mesh_surface import (
     plural,
     undirected_edges,
 )
-from engine.scene.ray_parity import points_inside
 from engine.scene.scene_settings import body_setting
 
 FRAGMENT_VOLUME_FRACTION = 0.01

@@ -1,4 +1,4 @@
-"""engine.grasp.rays.any_ray_hits against trimesh's ray queries (all hits, then filtered by
+"""engine.scene.mesh_rays.any_ray_hits against trimesh's ray queries (all hits, then filtered by
 distance): the same answer for parallel rays shot at meshes from every side, near and far.
 
 Law: a ray o + t d meets a triangle where the barycentric coordinates of the meeting point are
@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from engine.grasp.rays import any_ray_hits
+from engine.scene.mesh_rays import any_ray_hits, points_inside
 from engine.scene.object_mesh import builtin_cube
-from engine.scene.ray_parity import points_inside
 
 
 def _trimesh_answer(mesh, origins, d, reach):

@@ -1,0 +1,127 @@
+"""Rays against triangle meshes: whether parallel rays hit a mesh within a distance (the
+set-up's check that closing jaws would touch the object) and whether points lie inside a closed
+mesh by the parity of a ray's crossings (mesh loading's nested-body check, the open-pad check,
+the grasp sampler). One Moller-Trumbore intersection serves both, in compiled loops."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def any_ray_hits(
+    origins: np.ndarray,
+    direction: np.ndarray,
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    reach_m: float,
+) -> bool:
+    """Whether any ray from `origins` (n, 3) along the unit `direction` meets a triangle of the
+    mesh at a distance in [0, reach_m] (m).
+
+    Moller-Trumbore per ray and triangle, stopping at the first hit: a grasp on the object
+    decides after a few rays (trimesh's all-hits query took 9 ms per trial on the 98-vertex
+    Table V cube).
+    """
+    v = np.ascontiguousarray(vertices, dtype=np.float64)
+    tris = v[np.asarray(faces, dtype=np.int64)]
+    return bool(
+        _any_hit(
+            np.ascontiguousarray(origins, dtype=np.float64),
+            np.ascontiguousarray(direction, dtype=np.float64),
+            np.ascontiguousarray(tris),
+            float(reach_m),
+        )
+    )
+
+
+# Three generic directions (no face of a CAD part or grid-aligned scan is parallel to them), so
+# a ray that grazes an edge or a vertex, counted twice or not at all, is outvoted by the others.
+_PARITY_DIRECTIONS = np.array(
+    [
+        [0.5377, 0.6138, 0.5779],
+        [-0.6741, 0.2803, 0.6835],
+        [0.3319, -0.8121, 0.4799],
+    ]
+)
+
+
+def points_inside(points: np.ndarray, vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(n,) bool: whether each point lies inside the closed triangle mesh, by the parity of a
+    ray's crossings (the majority of three rays).
+
+    One pass over the faces per ray in a compiled loop: trimesh's `contains` took 1.2 s and
+    ~500 MB per call on a 16k-face scan, and 4 s and 1 GB on a 15k-face nested part, through an
+    R-tree of every triangle.
+    """
+    v = np.ascontiguousarray(vertices, dtype=np.float64)
+    tris = np.ascontiguousarray(v[np.asarray(faces, dtype=np.int64)])
+    pts = np.ascontiguousarray(np.atleast_2d(points), dtype=np.float64)
+    votes = np.zeros(len(pts), dtype=np.int64)
+    for d in _PARITY_DIRECTIONS:
+        votes += _crossings(pts, d / np.linalg.norm(d), tris) % 2
+    return np.asarray(votes >= 2)
+
+
+@njit(cache=True)
+def _triangle(
+    tri: np.ndarray, d: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """(corner a, edges e1, e2, d x e2, 1 / det) of a triangle for rays along d; 1 / det is 0
+    for a triangle parallel to the rays (or degenerate: then det = scale = 0), met by none."""
+    a = tri[0]
+    e1 = tri[1] - a
+    e2 = tri[2] - a
+    p = np.cross(d, e2)
+    det = e1 @ p
+    scale = np.sqrt((e1 @ e1) * (e2 @ e2))
+    inv = 0.0 if abs(det) <= 1e-12 * scale else 1.0 / det
+    return a, e1, e2, p, inv
+
+
+@njit(cache=True)
+def _distance(
+    o: np.ndarray,
+    d: np.ndarray,
+    a: np.ndarray,
+    e1: np.ndarray,
+    e2: np.ndarray,
+    p: np.ndarray,
+    inv: float,
+) -> float:
+    """The distance along d at which the ray from o meets the triangle _triangle described, NaN
+    where it misses (every comparison with NaN is false)."""
+    s = o - a
+    u = (s @ p) * inv
+    if u < 0.0 or u > 1.0:
+        return np.nan
+    q = np.cross(s, e1)
+    w = (d @ q) * inv
+    if w < 0.0 or u + w > 1.0:
+        return np.nan
+    return float((e2 @ q) * inv)
+
+
+@njit(cache=True)
+def _any_hit(origins: np.ndarray, d: np.ndarray, tris: np.ndarray, reach: float) -> bool:
+    for k in range(len(tris)):
+        a, e1, e2, p, inv = _triangle(tris[k], d)
+        if inv == 0.0:
+            continue
+        for i in range(len(origins)):
+            if 0.0 <= _distance(origins[i], d, a, e1, e2, p, inv) <= reach:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _crossings(origins: np.ndarray, d: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    count = np.zeros(len(origins), dtype=np.int64)
+    for k in range(len(tris)):
+        a, e1, e2, p, inv = _triangle(tris[k], d)
+        if inv == 0.0:
+            continue
+        for i in range(len(origins)):
+            if _distance(origins[i], d, a, e1, e2, p, inv) > 0.0:
+                count[i] += 1
+    return count
