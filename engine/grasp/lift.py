@@ -19,7 +19,7 @@ from engine.grasp.grip_measures import GripTracker
 from engine.grasp.pad_force_limit import PadForceLimit
 from engine.grasp.params import SimulationParams
 from engine.ipc.contact_metrics import ContactSummary
-from engine.ipc.stepper import StepBlocked, StepCommand, StepState
+from engine.ipc.stepper import StepBlocked, StepCommand
 
 if TYPE_CHECKING:
     from engine.grasp.simulation import GraspSimulation
@@ -86,7 +86,7 @@ def lift(
             servo = hold_command(p, hold_force_n, p.time_step_s)
             new, its = stepper.step(StepCommand(hold_force_n=hold_force_n, servo_travel_m=servo))
         if hold_force_n is not None and limit is not None:
-            eased = _eased(sim, new, limit, eased)
+            eased = limit.lowers(sim.pad_pushes(new)) and not eased
             hold_force_n = limit.servo_n
             if eased:
                 continue  # the same step again with the lowered force
@@ -110,14 +110,6 @@ def lift(
         if phase == "hold" and hold_steps <= 0:
             return summary
     raise SolverError(f"the lift did not finish within {p.max_steps} steps")
-
-
-def _eased(sim: GraspSimulation, new: StepState, limit: PadForceLimit, eased: bool) -> bool:
-    """Whether the step to `new` is taken again with the servo's force `limit` lowers on the
-    pads' pushes there (at most once per step: `eased` says it already was)."""
-    before = limit.servo_n
-    limit.update(sim.pad_pushes(new))
-    return limit.servo_n < before and not eased
 
 
 def lift_increment(p: SimulationParams, elapsed_s: float, h: float) -> float:

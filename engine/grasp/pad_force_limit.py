@@ -51,3 +51,10 @@ class PadForceLimit:
             self.servo_n, self.braced = min(self.target_n, cap - 0.5 * apart), True
         elif self.braced and not uneven:
             self.servo_n, self.braced = self.target_n, False
+
+    def lowers(self, pushes: tuple[float, float]) -> bool:
+        """update(pushes), and whether it lowered the servo's force (the step that pushed so is
+        then taken again at the lowered force)."""
+        before = self.servo_n
+        self.update(pushes)
+        return self.servo_n < before

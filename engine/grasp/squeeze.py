@@ -152,12 +152,12 @@ class Squeeze:
             if reading.q > self.upper and self.delta > self.delta_min:
                 self._roll_back(reading.q)
                 continue
-            if servo and not self.eased and self.limit.over(forces):
+            if servo and self.limit.over(forces) and (reading.gripping or not self.eased):
                 # A pad pushing above the gripper's force on a braced object: the same step
-                # again with the servo's force lowered, so no frame shows that push.
-                before = self.limit.servo_n
-                self.limit.update(sim.pad_pushes(new))
-                if self.limit.servo_n < before:
+                # again (once) with the servo's force lowered, so no frame shows that push.
+                # The limit follows the pushes while both pads grip.
+                lowered = self.limit.lowers(sim.pad_pushes(new))
+                if lowered and not self.eased:
                     self.eased = True
                     continue
             self.eased = False
@@ -272,8 +272,6 @@ class Squeeze:
         at_rest = servo and abs(new.closing_speed_m_s) < 0.01 * p.closing_speed_m_s
         if servo and not gripping:
             return self._pushing(st, new)
-        if servo and self.limit.over(forces):
-            self.limit.update(self.sim.pad_pushes(new))
         if servo and self.use_force:
             # The fingers' and pads' momentum can press the contact above the servo's force for
             # a few steps after impact: wait until it has settled within the tolerance (or has

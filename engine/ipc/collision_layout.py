@@ -142,13 +142,6 @@ class CollisionLayout:
         further apart than radius along an axis."""
         return bool(_boxes_apart(xs, self.collision_owner[rows], a, b, radius))
 
-    def apart_along(self, x: np.ndarray, a: int, b: int, axis: np.ndarray) -> float:
-        """How far apart bodies a and b are along `axis` at collision positions x (m; negative
-        where their extents overlap): a lower bound on their distance."""
-        owner = self.collision_owner
-        pa, pb = x[owner == a] @ axis, x[owner == b] @ axis
-        return float(max(pb.min() - pa.max(), pa.min() - pb.max()))
-
     def gap_bound(self, x: np.ndarray, a: int, b: int, axis: np.ndarray, radius: float) -> float:
         """A lower bound (m) on the distance between bodies a and b at collision positions x,
         or `radius` if they are at least that far apart.
@@ -157,7 +150,7 @@ class CollisionLayout:
         from a; every other point is at least its separation along `axis` from a. So only b's
         faces whose extent across the axis comes within `radius` of a's count: a pad facing
         a curved or tilted object is bounded by the part of the object in front of it, not by
-        the whole object's extent along the axis (apart_along)."""
+        the whole object's extent along the axis."""
         axis = np.asarray(axis, dtype=float)
         pa = x[self.collision_owner == a]
         along_a = pa @ axis

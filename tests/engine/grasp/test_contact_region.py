@@ -31,15 +31,21 @@ from engine.scene.resting import rest_object, stable_poses
 PARAMS = SimulationParams.from_values(squeeze_force_n=5.0, mu=0.5)
 
 
-@pytest.fixture(scope="module")
-def bar(tmp_path_factory):
-    box = trimesh.creation.box(extents=[0.24, 0.02, 0.02])
+def _box_meshed_at_3mm(tmp_path_factory, name: str, extents: list[float]):
+    """A box standing on z = 0 with faces of at most 3 mm, as loaded from a file."""
+    box = trimesh.creation.box(extents=extents)
     vertices, faces = trimesh.remesh.subdivide_to_size(box.vertices, box.faces, 0.003)
     mesh = trimesh.Trimesh(vertices, faces)
-    mesh.apply_translation([0.0, 0.0, 0.01])
-    path = tmp_path_factory.mktemp("bar") / "bar.stl"
+    mesh.apply_translation([0.0, 0.0, 0.5 * extents[2]])
+    path = tmp_path_factory.mktemp(name) / f"{name}.stl"
     mesh.export(path)
-    return rest_object(load_object_mesh(path), 0, mass_kg=0.1)
+    return load_object_mesh(path)
+
+
+@pytest.fixture(scope="module")
+def bar(tmp_path_factory):
+    mesh = _box_meshed_at_3mm(tmp_path_factory, "bar", [0.24, 0.02, 0.02])
+    return rest_object(mesh, 0, mass_kg=0.1)
 
 
 def _grasp(d: float) -> Grasp:
@@ -80,13 +86,7 @@ def test_a_centred_grasp_on_the_cut_equals_the_whole_surface(bar, monkeypatch):
 
 @pytest.fixture(scope="module")
 def column(tmp_path_factory):
-    box = trimesh.creation.box(extents=[0.02, 0.02, 0.12])
-    vertices, faces = trimesh.remesh.subdivide_to_size(box.vertices, box.faces, 0.003)
-    mesh = trimesh.Trimesh(vertices, faces)
-    mesh.apply_translation([0.0, 0.0, 0.06])
-    path = tmp_path_factory.mktemp("column") / "column.stl"
-    mesh.export(path)
-    loaded = load_object_mesh(path)
+    loaded = _box_meshed_at_3mm(tmp_path_factory, "column", [0.02, 0.02, 0.12])
     poses = [rest_object(loaded, k, mass_kg=1.0) for k in range(len(stable_poses(loaded)))]
     return max(poses, key=lambda o: float(np.ptp(o.vertices[:, 2])))  # standing
 

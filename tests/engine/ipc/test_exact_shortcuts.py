@@ -124,7 +124,9 @@ def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
             # 3 mm beside the cube no face is within 2 mm across the axis: the bound is that
             # reach, while the bodies' extents along the axis are only `left` apart.
             near = s.gap_bound(x, 0, OBJECT_OWNER, sim.normals[0], 2e-3)
-            assert near == 2e-3 > s.apart_along(x, 0, OBJECT_OWNER, sim.normals[0]) + 1e-4
+            along = x @ sim.normals[0]
+            apart = along[s.object_rows].min() - along[pad0].max()
+            assert near == 2e-3 > apart + 1e-4
 
 
 def test_a_layout_rescaled_to_another_time_step_equals_a_fresh_one(sim):
