@@ -111,7 +111,7 @@ def clip_rows(poly: Polygons, nu: np.ndarray, offset: float) -> tuple[Polygons, 
     t = dq / np.where(crossing, dq - dn, 1.0)
     vals[:, 1::2] = q + t[:, :, None] * (qn - q)
     counts = emit.sum(axis=1)
-    width = max(w, int(counts.max()))
+    width = max(w, int(counts.max(initial=0)))  # no straddling polygon: every one is out
     n_kept = int(all_in.sum())
     corners = np.zeros((n_kept + r, width, 3))
     corners[:n_kept, :w] = poly.corners[all_in]

@@ -17,6 +17,7 @@ from engine.analytic.contact_profile import (
     Polygons,
     _patch,
     check_clearance,
+    clip,
     clip_prism,
     contact_profile,
     fan,
@@ -137,6 +138,19 @@ def test_convex_prism_clip_areas():
     assert np.bincount(src, weights=area, minlength=3) == pytest.approx([1.0, 0.875, 0.0])
     with pytest.raises(ValueError, match="convex"):
         outline_planes(PadOutline("dart", np.array([[0, 0], [2, 1], [0, 2], [1, 1.0]]), 1.0))
+
+
+def test_clip_drops_polygons_wholly_outside_without_any_to_cut():
+    """One Sutherland-Hodgman pass on polygons that are all wholly beyond the plane (a pad
+    whose footprint holds only surface behind its open face) keeps nothing: no straddling
+    polygon is left to cut, and the pass must not fail on the empty cut."""
+    tris = np.array([[[0, 0, -1.0], [1, 0, -1.0], [0, 1, -2.0]]])
+    both = np.array(
+        [[[0, 0, -1.0], [1, 0, -1.0], [0, 1, -2.0]], [[0, 0, 1.0], [1, 0, 1], [0, 1, 1]]]
+    )
+    assert len(clip(Polygons(tris, np.full(1, 3), np.arange(1)), np.array([0, 0, -1.0]), 0.0)) == 0
+    kept = clip(Polygons(both, np.full(2, 3), np.arange(2)), np.array([0, 0, 1.0]), 0.0)
+    assert len(kept) == 1 and kept.faces.tolist() == [0]
 
 
 def test_ray_cast_contacts_on_the_cube():
