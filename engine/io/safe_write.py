@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,6 +64,30 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def current_umask() -> int:
+    """The process's umask (read from /proc on Linux; elsewhere set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode(target: Path, base: int = 0o666) -> int:
+    """The mode a file replacing `target` gets: the old file's mode when it exists, else what
+    `open()` would give a new file (`base` & ~umask; 0o777 for a folder). tempfile makes its
+    files 0600 and folders 0700, which a colleague could not read."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        return base & ~current_umask()
+
+
 def _temp_in(p: Path) -> Path:
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -74,9 +99,11 @@ def _temp_in(p: Path) -> Path:
 
 
 def _commit(tmp: Path, p: Path, overwrite: bool, flag: str) -> None:
-    """Flush `tmp` to disk and move it onto `p` (refusing if `p` appeared meanwhile)."""
+    """Flush `tmp` to disk and move it onto `p` (refusing if `p` appeared meanwhile), with
+    the mode of the file it replaces or the umask's (`new_file_mode`)."""
     with open(tmp, "rb+") as f:
         os.fsync(f.fileno())
+    os.chmod(tmp, new_file_mode(p))
     if not overwrite:
         try:
             os.link(tmp, p)  # fails if p exists: never replaces a file created meanwhile

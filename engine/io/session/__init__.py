@@ -22,7 +22,10 @@ A session is two files side by side (never pickle):
     extras: free-form (the app keeps its analytic predictions and camera here).
     Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 
-`NAME.ipcgrasp.npz` (numpy.savez_compressed, read with allow_pickle=False):
+`NAME.ipcgrasp.npz` or `NAME.ipcgrasp.2.npz`, the one the JSON's frames_file names (saving over
+a session writes the arrays under the name its JSON does not use, then replaces the JSON in one
+rename, so the old pair opens until the new one is complete; numpy.savez_compressed, read with
+allow_pickle=False):
     object_vertices (v,3) float64 and object_faces (m,3) int64: the mesh in its file frame, in
     metres, so a session opens even when the mesh file has moved;
     per trial k with frames, the arrays of engine.io.frames_npz under the prefix `t{k}/`
@@ -37,7 +40,12 @@ json_values.py (JSON values and their checks), writing.py (`save_session`), read
 (`load_session`), arrays.py (the arrays file read back), object_file.py (`resolve_object`).
 """
 
-from engine.io.session.files import ARRAYS_SUFFIX, SESSION_SUFFIX, session_paths
+from engine.io.session.files import (
+    ARRAYS_SUFFIX,
+    NEXT_ARRAYS_SUFFIX,
+    SESSION_SUFFIX,
+    session_paths,
+)
 from engine.io.session.object_file import resolve_object
 from engine.io.session.reading import MAX_JSON_BYTES, load_session
 from engine.io.session.records import (
@@ -54,6 +62,7 @@ __all__ = [
     "ARRAYS_SUFFIX",
     "FORMAT",
     "MAX_JSON_BYTES",
+    "NEXT_ARRAYS_SUFFIX",
     "SESSION_SUFFIX",
     "TRIAL_STATUSES",
     "VERSION",

@@ -1,8 +1,11 @@
-"""Writing a session: the arrays file first (its hash goes into the JSON), then the JSON, each
-atomically."""
+"""Writing a session, all or nothing: the arrays file first, under the name the existing JSON
+does not use (its hash goes into the new JSON), then the JSON in one atomic rename, which commits
+the pair; the old arrays file goes only after that. A kill or a full disk at any moment leaves
+the old session or the new one, each openable."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -21,8 +24,15 @@ from engine.io.safe_write import (
     atomic_write_text,
     refuse_existing,
 )
-from engine.io.session.files import file_sha256, session_paths
+from engine.io.session.files import (
+    ARRAYS_SUFFIX,
+    NEXT_ARRAYS_SUFFIX,
+    SESSION_SUFFIX,
+    file_sha256,
+    session_paths,
+)
 from engine.io.session.json_values import _encode
+from engine.io.session.reading import MAX_JSON_BYTES
 from engine.io.session.records import FORMAT, TRIAL_STATUSES, VERSION, Session, SessionError
 from engine.version import build_id
 
@@ -33,9 +43,9 @@ def save_session(
     """Write the session's JSON and arrays files; returns their paths.
 
     Existing files are refused unless `overwrite` (OutputExistsError, a SessionError-like
-    ParameterError naming the fix); both files are written atomically (temporary file, then
-    rename), so a crash never leaves half a session. Raises SessionError when a file cannot be
-    written (with the path and the reason).
+    ParameterError naming the fix). All or nothing (see the module docstring): the old session
+    opens until the new one is complete. Raises SessionError when a file cannot be written
+    (with the path and the reason). The arrays file returned is the one the JSON names.
     """
     json_path, npz_path = session_paths(path)
     for p in (json_path, npz_path):
@@ -48,23 +58,58 @@ def save_session(
                 else str(exc)
             ) from exc
     arrays, results = _arrays_and_results(session)
+    current = _arrays_name(json_path)  # the arrays file the existing JSON names, if any
+    if current == npz_path.name:
+        npz_path = json_path.with_name(npz_path.name[: -len(ARRAYS_SUFFIX)] + NEXT_ARRAYS_SUFFIX)
     doc = _document(session, results, json_path, npz_path)
+    wrote_arrays = committed = False
     try:
-        # The arrays first (their hash goes into the JSON), each atomically: a crash leaves the
-        # old session (or none) and at most a stray temporary file.
+        # The arrays under a name the existing session does not use (their hash goes into the
+        # JSON), then the JSON, whose rename commits the new pair.
         with atomic_path(npz_path, overwrite=overwrite) as tmp, open(tmp, "wb") as f:
             # numpy >= 2.1 stubs declare an `allow_pickle` keyword that **arrays could match;
             # the names here are "object_*" and "t<k>/*" (and numpy 1.26 has no such keyword).
             np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
             f.flush()
             doc["frames_sha256"] = file_sha256(tmp)
+        wrote_arrays = True
         text = json.dumps(_encode(doc), indent=2, allow_nan=False)
         atomic_write_text(json_path, text + "\n", overwrite=overwrite)
+        committed = True
     except (OSError, ParameterError) as exc:
         if isinstance(exc, SessionError):
             raise
-        raise SessionError(f"{exc}; choose a writable folder") from exc
+        raise SessionError(
+            f"{exc}; choose a writable folder"
+            + (f" (the session {json_path.name} there is unchanged)" if current else "")
+        ) from exc
+    finally:
+        if wrote_arrays and not committed:
+            with contextlib.suppress(OSError):
+                npz_path.unlink()  # written by this save, named by no session
+    if current and current != npz_path.name and _own_arrays_name(json_path, current):
+        with contextlib.suppress(OSError):
+            (json_path.parent / current).unlink()  # the old pair's arrays, no longer named
     return json_path, npz_path
+
+
+def _own_arrays_name(json_path: Path, name: str) -> bool:
+    """Whether `name` is one of the two names this session's arrays file takes."""
+    stem = json_path.name[: -len(SESSION_SUFFIX)]
+    return name in (stem + ARRAYS_SUFFIX, stem + NEXT_ARRAYS_SUFFIX)
+
+
+def _arrays_name(json_path: Path) -> str | None:
+    """The arrays file named by the session JSON at `json_path` (None: no such JSON, or one
+    that does not name a file of this session)."""
+    try:
+        if json_path.stat().st_size > MAX_JSON_BYTES:
+            return None
+        doc = json.loads(json_path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    name = doc.get("frames_file") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) and _own_arrays_name(json_path, name) else None
 
 
 def _arrays_and_results(session: Session) -> tuple[dict[str, np.ndarray], list[dict]]:

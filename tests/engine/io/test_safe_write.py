@@ -196,7 +196,10 @@ def test_vtk_series_refused_then_replaced(tmp_path):
     assert not (tmp_path / "s_frames").exists()
     write_vtk_series(pvd, [_frame()], cube.vertices, cube.faces, faces, overwrite=True)
     assert "frame_00000.vtp" in pvd.read_text()
-    assert [p.name for p in (tmp_path / "s_frames").iterdir()] == ["frame_00000.vtp"]
+    assert sorted(p.name for p in (tmp_path / "s_frames").iterdir()) == [
+        ".ipcgrasp-series.json",  # the manifest: what the export may replace (test_writer_safety)
+        "frame_00000.vtp",
+    ]
     assert _no_temp_files(tmp_path) == []
 
 
