@@ -1,13 +1,18 @@
 """The results CSV of a batch: append-only, one fsync'ed line per finished task, resumable.
 
 Resume: opening an existing file reads its rows and reports which task keys are finished, so
-running the same batch again skips them. A kill can leave at most one half-written last line
-(rows are single physical lines: newlines inside values are replaced); it is cut off and kept
-in '<file>.partial' so nothing is silently lost. The file is locked while a batch writes it.
+running the same batch again skips them. Opening changes nothing: a file refused (another
+build's rows, not a results file) is left byte for byte as it was. A kill can leave at most one
+half-written last line (rows are single physical lines: newlines inside values are replaced);
+`repair()`, once every check has passed, first keeps it in '<file>.partial', then cuts it off
+(if it cannot be kept, nothing is cut and the batch stops with an error). The file is locked
+while a batch writes it. A write that fails (a full disk) is undone to the last whole row, and
+a file this store created but never wrote a row to is removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import fcntl
 import io
@@ -56,19 +61,31 @@ class ResultsStore:
         self.columns = list(columns)
         self._file: io.BufferedRandom | None = None
         self.info = ResumeInfo()
+        self._cut: int | None = None  # where a half-written last line starts (repair cuts it)
+        self._header = False  # repair writes the header (an empty or half-headed file)
+        self._created = False  # this store created the file
+        self._appended = 0  # rows this store wrote
+
+    @property
+    def pending_repair(self) -> bool:
+        """Whether `repair()` has something to do."""
+        return self._cut is not None or self._header
 
     def _fail(self, why: str) -> ParameterError:
         return ParameterError(f"cannot write results to {self.path}: {why}; choose another --out")
 
     def open(self) -> ResumeInfo:
-        """Open (create) and lock the file, cut off a half-written last line; what it holds.
+        """Open (create) and lock the file and read what it holds, changing nothing in it
+        (`repair()` does, after the caller's checks).
 
-        ParameterError when it is a directory, not writable, or locked by another batch.
+        ParameterError when it is a directory, not writable, locked by another batch or not a
+        results file.
         """
         if self.path.is_dir():
             raise self._fail("it is a directory")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._created = not (self.path.exists() or self.path.is_symlink())
             f = open(self.path, "a+b")  # held open (and locked) for the whole batch
         except OSError as exc:
             raise self._fail(exc.strerror or str(exc)) from exc
@@ -79,17 +96,17 @@ class ResultsStore:
             raise self._fail(
                 "another ipcgrasp batch is writing it (wait for it, or stop it first)"
             ) from None
+        self._file = f
         try:
             f.seek(0)
-            data = f.read()
-            self.info = self._load(f, data)
+            self.info = self._load(f.read())
         except BaseException:
-            f.close()
+            self.close()
             raise
-        self._file = f
         return self.info
 
-    def _load(self, f: io.BufferedRandom, data: bytes) -> ResumeInfo:
+    def _load(self, data: bytes) -> ResumeInfo:
+        """What `data` (the file's bytes) holds; notes the repair it needs, changes nothing."""
         info = ResumeInfo()
         header_line = _csv_line(self.columns)
         if data and not data.endswith(b"\n"):
@@ -100,14 +117,11 @@ class ResultsStore:
                     "it exists and is not an ipcgrasp batch results file (its first line is "
                     "not the expected header)"
                 )
-            self._keep_fragment(fragment)
-            f.truncate(cut)
-            f.flush()
-            os.fsync(f.fileno())
+            self._cut = cut
             info.repaired_bytes = len(fragment)
             data = data[:cut]
         if not data:
-            self._write_bytes(f, header_line)
+            self._header = True
             return info
         # utf-8-sig: a file saved by a spreadsheet program starts with a byte-order mark.
         text = data.decode("utf-8-sig", errors="replace")
@@ -142,18 +156,57 @@ class ResultsStore:
                 info.error_keys.add(key)
         return info
 
-    def _keep_fragment(self, fragment: bytes) -> None:
-        try:
-            with open(f"{self.path}.partial", "ab") as keep:
-                keep.write(fragment + b"\n")
-        except OSError:
-            pass  # a note only; the row itself is re-run
+    def repair(self) -> None:
+        """Cut off a half-written last line, once it is kept in '<file>.partial', and write the
+        header of an empty file. Call it after every check that may refuse the file; `append`
+        calls it too. ParameterError (the file unchanged) when the line cannot be kept."""
+        if self._file is None:
+            raise RuntimeError("ResultsStore.repair before open()")
+        fd = self._file.fileno()
+        if self._cut is not None:
+            os.lseek(fd, self._cut, os.SEEK_SET)
+            fragment = os.read(fd, self.info.repaired_bytes)
+            partial = f"{self.path}.partial"
+            try:
+                with open(partial, "ab") as keep:
+                    keep.write(fragment + b"\n")
+                    keep.flush()
+                    os.fsync(keep.fileno())
+            except OSError as exc:
+                raise self._fail(
+                    f"it ends with a half-written row ({len(fragment)} bytes) that could not be "
+                    f"kept in {partial} ({exc.strerror or exc}), so it was not cut off and the "
+                    "file is unchanged; make room for that file (or move the row out by hand) "
+                    "and run again"
+                ) from exc
+            os.ftruncate(fd, self._cut)
+            os.fsync(fd)
+            self._cut = None
+        if self._header:
+            self._write_line(_csv_line(self.columns), "its header")
+            self._header = False
 
-    @staticmethod
-    def _write_bytes(f: io.BufferedRandom, line: bytes) -> None:
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+    def _write_line(self, line: bytes, what: str) -> None:
+        """Append `line` and make it durable; a failed write (a full disk) is undone to the
+        last whole line and raises ParameterError saying what is kept."""
+        assert self._file is not None
+        fd = self._file.fileno()
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]  # O_APPEND: at the end
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            kept = (
+                f"the {self.info.rows + self._appended} rows before it are kept: free space "
+                "and run the same command to resume"
+                if size
+                else "nothing was written"
+            )
+            raise self._fail(f"writing {what} failed ({exc.strerror or exc}); {kept}") from exc
 
     def append(self, row: dict[str, object]) -> None:
         """Write one row at the end of the file and make it durable before returning.
@@ -164,11 +217,19 @@ class ResultsStore:
             raise RuntimeError("ResultsStore.append before open()")
         if row.get("task_key") in self.info.ok_keys:
             return
-        self._write_bytes(self._file, _csv_line([row.get(c, "") for c in self.columns]))
+        self.repair()
+        line = _csv_line([row.get(c, "") for c in self.columns])
+        self._write_line(line, f"the row of task {row.get('task_key', '')}")
+        self._appended += 1
 
     def close(self) -> None:
-        """Release the lock and close the file (again: no-op)."""
+        """Release the lock and close the file (again: no-op). A file this store created and
+        left empty (refused, or its header could not be written) is removed."""
         if self._file is not None:
+            empty = self._created and os.fstat(self._file.fileno()).st_size == 0
+            if empty:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()  # still locked: no other batch has it open
             self._file.close()
             self._file = None
 

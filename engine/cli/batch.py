@@ -210,6 +210,7 @@ def execute(
     info = store.open()
     try:
         _check_versions(out, info, getattr(args, "allow_mixed_versions", False))
+        store.repair()  # only now: a file refused above is left byte for byte as it was
         _report_resume(prog, out, info, tasks, args.retry_errors)
         info = _resume_frames(prog, out, info, tasks)
         progress = Progress(
