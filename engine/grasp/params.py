@@ -27,6 +27,26 @@ HOLD_MODES = ("force", "position")
 OBJECT_STIFFNESS_PA = 1e8
 """Default orthogonality stiffness k of the object's affine body (Pa): Lan et al. 2022."""
 
+
+class _GrippersValue:
+    """The default of the fields a gripper preset sets (PRESET_FIELDS): the constructor puts the
+    preset's value there (`__post_init__`); help texts show it as "the gripper's"."""
+
+    def __repr__(self) -> str:
+        return "the gripper's"
+
+    __str__ = __repr__
+
+
+GRIPPERS_VALUE: Any = _GrippersValue()
+PRESET_FIELDS = {
+    "open_width_m": "stroke_m",
+    "closing_speed_m_s": "closing_speed_m_s",
+    "pad": "pad",
+    "finger_mass_kg": "finger_mass_kg",
+}
+"""The fields a gripper preset sets -> the GripperPreset attribute they take."""
+
 _ADV = ParamSpec(unit="", help="", group="advanced")
 _SOLVER = ParamSpec(unit="", help="", group="solver", widget="none")
 
@@ -41,7 +61,11 @@ class SimulationParams:
     squeeze the jaws keep pressing with the force reached (`hold="force"`) or keep their
     separation (`hold="position"`, IPC-GraspSim).
 
-    `SimulationParams()` is the default gripper (the YuMi); `for_gripper(name, ...)` another.
+    `SimulationParams()` is the default gripper (the YuMi); `SimulationParams(gripper=name)`
+    another: the fields its preset sets (PRESET_FIELDS: opening, closing speed, pad, finger mass)
+    take the preset's values unless given, so `SimulationParams(gripper="franka_hand")` opens
+    80 mm and `SimulationParams(gripper="franka_hand", open_width_m=0.05)` 50 mm.
+    `for_gripper(name, ...)` is the same, validated.
     """
 
     gripper: str = param(
@@ -68,7 +92,7 @@ class SimulationParams:
         group="gripper",
     )
     finger_mass_kg: float = param(
-        0.02,
+        GRIPPERS_VALUE,
         unit="kg",
         help="moving mass of each finger: the inertia of the force-controlled closing",
         low=1e-4,
@@ -83,7 +107,7 @@ class SimulationParams:
     youngs_modulus_pa: float = param(
         1e8,
         unit="Pa",
-        help="Young's modulus E of the pads (silicone 1e6-1e8 Pa; IPC-GraspSim's default 1e8 Pa)",
+        help="Young's modulus E of the pads (silicone 1e6-1e8 Pa; IPC-GraspSim uses 1e8 Pa)",
         low=1e4,
         high=1e12,
         flag="--E",
@@ -183,7 +207,7 @@ class SimulationParams:
         flag="--threshold-overshoot",
     )
     pad: str = param(
-        "rounded",
+        GRIPPERS_VALUE,
         unit="",
         help="pad outline: the YuMi D-shaped 'rounded' pad or a 27.5 x 20 mm rectangle, 3 mm thick",
         choices=tuple(PAD_PRESETS),
@@ -216,7 +240,7 @@ class SimulationParams:
         none_means="from the edge length",
     )
     open_width_m: float = param(
-        0.050,
+        GRIPPERS_VALUE,
         _SOLVER,
         unit="m",
         help="distance between the pads' contact faces when open (the gripper's stroke; YuMi 50 mm)",
@@ -251,7 +275,7 @@ class SimulationParams:
         decimals=1,
     )
     closing_speed_m_s: float = param(
-        0.025,
+        GRIPPERS_VALUE,
         _ADV,
         unit="m/s",
         help="maximum speed of each plate while closing (YuMi: 25 mm/s)",
@@ -284,7 +308,7 @@ class SimulationParams:
         0.05,
         _SOLVER,
         unit="s",
-        help="the lift accelerates to the lift speed over this time (2 m/s^2 by default)",
+        help="the lift accelerates to the lift speed over this time (0.05 s to 0.1 m/s: 2 m/s^2)",
         low=0.0,
         high=1.0,
         flag="--lift-ramp",
@@ -325,7 +349,7 @@ class SimulationParams:
         _ADV,
         unit="rad",
         help="success test: the most the object may turn in the grip over the lift and hold "
-        "and still count as held (the lift ends early beyond it); 10 deg by default",
+        "and still count as held (the lift ends early beyond it; 0.1745 rad is 10 deg)",
         low=0.0,
         low_inclusive=False,
         high=math.pi,
@@ -415,18 +439,19 @@ class SimulationParams:
         flag="--max-steps",
     )
 
+    def __post_init__(self) -> None:
+        """The fields left to the gripper (PRESET_FIELDS) take its preset's values (an unknown
+        gripper: the default one's, and `validate` names the gripper)."""
+        known = isinstance(self.gripper, str) and self.gripper in GRIPPERS
+        preset = GRIPPERS[self.gripper if known else DEFAULT_GRIPPER]
+        for name, attribute in PRESET_FIELDS.items():
+            if getattr(self, name) is GRIPPERS_VALUE:
+                object.__setattr__(self, name, getattr(preset, attribute))
+
     @classmethod
     def for_gripper(cls, gripper: str = DEFAULT_GRIPPER, **given: Any) -> SimulationParams:
         """The parameters of a gripper preset, with `given` fields winning (validated)."""
-        preset = gripper_preset(gripper)
-        base = cls(
-            gripper=preset.name,
-            open_width_m=preset.stroke_m,
-            closing_speed_m_s=preset.closing_speed_m_s,
-            pad=preset.pad,
-            finger_mass_kg=preset.finger_mass_kg,
-        )
-        return replace(base, **given).validate()
+        return cls(gripper=gripper_preset(gripper).name, **given).validate()
 
     @classmethod
     def from_values(cls, **given: Any) -> SimulationParams:

@@ -56,8 +56,8 @@ class MujocoParams:
     grip_force_n: float | None = param(
         None,
         unit="N",
-        help="force each jaw presses with; default: --squeeze-force, else the force at which a "
-        "linear pad of stiffness E A / t stores Psi_th (F = sqrt(2 k Psi_th))",
+        help="force each jaw presses with (unset: --squeeze-force, else the force at which a "
+        "linear pad of stiffness E A / t stores Psi_th, F = sqrt(2 k Psi_th))",
         low=0.0,
         low_inclusive=False,
         high=1000.0,
