@@ -12,10 +12,10 @@ from pathlib import Path
 
 import trimesh
 
-from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
-
-UNIT_NAMES = {"m": "metres", "cm": "centimetres", "mm": "millimetres", "in": "inches"}
-TYPICAL_DIAGONAL_M = 0.1  # a can, a mug, a box of tea: what the suggestion aims at
+from engine.scene import mesh_units
+from engine.scene.mesh_units import UNIT_NAMES as UNIT_NAMES
+from engine.scene.mesh_units import UNIT_SCALE_M
+from engine.scene.mesh_units import plausible as plausible
 
 
 def file_extents(path: str | Path) -> tuple[float, float, float] | None:
@@ -31,20 +31,10 @@ def file_extents(path: str | Path) -> tuple[float, float, float] | None:
     return (extents[0], extents[1], extents[2])
 
 
-def plausible(diagonal: float, unit: str) -> bool:
-    """Whether a file diagonal of `diagonal` (file units) is a graspable size in `unit`."""
-    return MIN_DIAGONAL_M <= diagonal * UNIT_SCALE_M[unit] <= MAX_DIAGONAL_M
-
-
 def suggest_unit(diagonal: float) -> str:
     """The unit that makes the object's diagonal closest to an everyday object's (log scale),
-    among those that give a graspable size; metres when nothing fits."""
-    fitting = [u for u in UNIT_SCALE_M if plausible(diagonal, u)]
-    if not fitting or diagonal <= 0:
-        return "m"
-    return min(
-        fitting, key=lambda u: abs(math.log(diagonal * UNIT_SCALE_M[u] / TYPICAL_DIAGONAL_M))
-    )
+    among those that give a graspable size (the engine's suggestion); metres when nothing fits."""
+    return mesh_units.suggest_unit(diagonal) or "m"
 
 
 def size_text(extents: tuple[float, float, float], unit: str) -> str:

@@ -144,7 +144,10 @@ def test_every_module_of_the_checkout_is_rewritten_completely(tmp_path):
     names given to importlib (the subcommands) name modules of the copy."""
     tree = hook.write_namespaced_tree(REPO, tmp_path)
     copies = sorted(tree.rglob("*.py"))
-    assert len(copies) == len(hook.module_names(REPO)) + 1  # + ipcgrasp/__init__.py
+    # + ipcgrasp/__init__.py and ipcgrasp/__main__.py (`python -m ipcgrasp`)
+    assert len(copies) == len(hook.module_names(REPO)) + 2
+    main_module = (tree / "__main__.py").read_text()
+    assert "from ipcgrasp.app.launcher import main" in main_module
     leftovers = {
         str(p.relative_to(tmp_path)): refs
         for p in copies
@@ -317,7 +320,8 @@ def test_every_module_of_the_wheel_imports_without_top_level_names(installed):
     result = installed.run(installed.python, "-c", code)
     assert result.returncode == 0, result.stderr[-3000:]
     count, top_level = result.stdout.strip().split(" ", 1)
-    assert int(count) == len(hook.module_names(REPO)) and top_level == "[]"
+    # + ipcgrasp.__main__ (`python -m ipcgrasp`)
+    assert int(count) == len(hook.module_names(REPO)) + 1 and top_level == "[]"
 
 
 @pytest.mark.slow
@@ -328,6 +332,8 @@ def test_command_line_runs_from_the_wheel(installed):
     assert help_.returncode == 0 and help_.stdout.startswith("usage: ipcgrasp"), help_.stderr
     version = installed.run(installed.script, "--version")
     assert version.returncode == 0 and version.stdout.startswith("ipcgrasp "), version.stderr
+    as_module = installed.run(installed.python, "-m", "ipcgrasp", "--version")
+    assert as_module.stdout == version.stdout, as_module.stderr
     for name in COMMANDS:  # each command's module, imported by its (namespaced) name
         sub = installed.run(installed.script, name, "--help")
         assert sub.returncode == 0 and sub.stdout.startswith(f"usage: ipcgrasp {name}"), sub.stderr

@@ -26,6 +26,7 @@ from engine.grasp.frames import TrialResult
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
 from engine.io.session import TrialRecord
 from engine.io.vtk_series import write_vtk_series
+from engine.scene.object_facts import ObjectFacts
 from engine.scene.object_mesh import UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
@@ -94,9 +95,10 @@ class ExportController(QObject):
             mesh=d.mesh,
         )
         ctx["n_trials"] = run.spec.n_trials
-        ctx["object_density_kg_m3"] = d.obj.density_kg_m3
-        # What reproduces the run from the row alone: the file's unit and the force the
-        # analytic models assumed (app.model.grip.analytic_force).
+        ctx.update(ObjectFacts.of(d.obj).columns())  # unit, scale, mass, density, size
+        # What reproduces the run from the row alone: the file's unit (the document's: a
+        # session's mesh does not carry it) and the force the analytic models assumed
+        # (app.model.grip.analytic_force).
         unit = d.unit or "m"
         ctx["object_unit"] = unit
         ctx["object_scale_m"] = UNIT_SCALE_M.get(unit, 1.0)

@@ -50,6 +50,7 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
 from engine.io.results_csv import OUTCOME_COLUMNS
 from engine.mujoco_baseline.params import MujocoParams
+from engine.scene.object_facts import OBJECT_COLUMNS, ObjectFacts
 from engine.scene.object_mesh import MESH_COLUMNS, ObjectMesh, mesh_columns
 from engine.version import build_id
 
@@ -94,7 +95,7 @@ RESULT_COLUMNS = (
     "object",
     "object_sha256",
     *MESH_COLUMNS,
-    "object_mass_kg",
+    *OBJECT_COLUMNS,  # unit, scale, mass, density and size (engine.scene.object_facts)
     "stable_pose",
     "object_rotation",
     "grasp_center_x",
@@ -343,7 +344,7 @@ def _describe_scene(
     row["object"] = mesh.source
     row["object_sha256"] = mesh.sha256 or ""
     row.update(mesh_columns(mesh))
-    row["object_mass_kg"] = obj.mass_kg
+    row.update(ObjectFacts.of(obj).columns())
     if obj.stable_pose_index >= 0:
         row["stable_pose"] = obj.stable_pose_index
     else:

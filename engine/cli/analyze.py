@@ -17,6 +17,7 @@ from engine.analytic.from_simulation import analytic_params_for
 from engine.analytic.params import AnalyticParams
 from engine.analytic.registry import analytic_models, names
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
@@ -50,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "of the object's weight the contacts hold; success iff s* >= 1) on the nominal pose "
             "and the robustness over seeded pose perturbations."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scene_arguments(p)
     models = ",".join(names(analytic_models()))
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.analytic.pipeline import analyze_grasp, check_models
     from engine.io.results_csv import context_columns, open_results_writer
     from engine.io.safe_write import refuse_existing
+    from engine.scene.object_facts import ObjectFacts
 
     params = params_from_args(args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         context = context_columns(
             mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed, mesh=mesh
         )
+        context.update(ObjectFacts.of(obj).columns())  # unit, scale, mass, density, size
         f, writer = open_results_writer(args.out, [*context, *RESULT_COLUMNS], overwrite=force)
         with f:
             for r in results:

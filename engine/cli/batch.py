@@ -12,6 +12,7 @@ from engine import schema
 from engine.analytic.registry import IPC, batch_models, names
 from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S, RecyclePolicy
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
@@ -109,7 +110,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Run every (grasp, model, trial) task of GRASPS and append one row per finished task "
             "to --out. Running the same command again resumes: finished tasks are skipped."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_batch_arguments(p)
     p.add_argument("--out", required=True, help="results CSV (appended to, resumable)")

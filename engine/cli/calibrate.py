@@ -7,6 +7,7 @@ import argparse
 
 from engine import schema
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.params import SimulationParams
 
@@ -24,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "chosen for a target closing force. With --psi-th, the converse: squeeze with each "
             "Psi_th stop and print the grip force per pad it ends with on this grasp."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scene_arguments(p)
     # Every simulation parameter but the squeeze stop, which this command sets itself.

@@ -44,6 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+GUI_HELP = "open the desktop app, on a MESH or SESSION file if given (as `ipcgrasp` alone does)"
+"""The one-line help of `ipcgrasp gui`, which the console script (app.launcher) runs."""
+
+
 def help_of(name: str) -> str:
     """The one-line help of command `name`."""
     return COMMANDS[name][1]

@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.errors import ParameterError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "evaluate",
         help=help_of("evaluate"),
         description=METHOD,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("results", nargs="+", metavar="RESULTS.csv", help="batch results CSV(s)")
     p.add_argument(

@@ -17,6 +17,7 @@ from engine.cli.batch import (
     params_from_args,
 )
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.errors import ParameterError
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "command again to continue), then write OUT/grid.md (F1, AP and AR tables like "
             "IPC-GraspSim Tables 3.1/3.2), OUT/f1_heatmap.png and OUT/grid.json."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_batch_arguments(p, models=False, exclude=("youngs_modulus_pa", "mu"))
     p.add_argument(

@@ -8,7 +8,8 @@ import logging
 import sys
 
 from engine import logs
-from engine.cli.commands import COMMANDS
+from engine.cli.commands import COMMANDS, GUI_HELP
+from engine.cli.parsing import Parser
 from engine.errors import IpcGraspError
 from engine.version import build_id
 
@@ -44,7 +45,7 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
     Commands left out are still listed (name and help) but their modules are not imported,
     so `--help` and `--version` stay instant.
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ipcgrasp",
         description="Inspect parallel-jaw grasps with IPC simulation (SI units throughout).",
     )
@@ -57,6 +58,8 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-file", help="also append the log to this file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # `ipcgrasp gui` is the console script's (app.launcher): listed here, run there.
+    sub.add_parser("gui", help=GUI_HELP, add_help=False)
     wanted = list(COMMANDS) if commands is None else commands
     for name, (module, help_text) in COMMANDS.items():
         if name in wanted:
@@ -76,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    if args.command == "gui":  # reached only without the console script (python -m engine...)
+        print(
+            "ipcgrasp gui: the desktop app starts from the `ipcgrasp` command or "
+            "`python -m ipcgrasp gui`, not from engine.cli.main",
+            file=sys.stderr,
+        )
+        return 2
     try:
         return int(args.run(args))
     except IpcGraspError as exc:

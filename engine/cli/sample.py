@@ -8,6 +8,8 @@ from pathlib import Path
 
 from engine import schema
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
+from engine.cli.scene_args import add_unit_argument, object_from_args
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 
@@ -28,13 +30,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "weight the two contacts hold with the gripper's force). The CSV is the grasp "
             "table `ipcgrasp batch` reads. The same seed gives the same file."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("object", metavar="OBJECT", help="mesh path, 'cube' or 'cube:N'")
     p.add_argument("--n", type=int, default=50, help="number of grasps")
     p.add_argument("--out", required=True, help="grasp CSV to write")
     p.add_argument("--seed", type=int, default=0, help="random seed (>= 0)")
-    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    add_unit_argument(p)
     p.add_argument(
         "--body", help="which body of a file holding several: K (0 = the largest) or 'all'"
     )
@@ -72,8 +74,6 @@ def run(args: argparse.Namespace) -> int:
     from engine.grasp.sampler import sample_grasps, settings_for
     from engine.gripper.pad_geometry import pad_outline
     from engine.io.safe_write import refuse_existing
-    from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
-    from engine.scene.resting import rest_object
 
     if isinstance(args.n, bool) or not 1 <= args.n <= MAX_GRASPS:
         raise ParameterError(f"--n must be in [1, {MAX_GRASPS}] (got {args.n})")
@@ -83,11 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise ParameterError(f"--min-distance must be a length >= 0 in m (got {args.min_distance})")
     refuse_existing(args.out, bool(args.force), "--force")
     params = schema.from_args(SimulationParams, args)
-    mesh = object_from_spec(args.object, unit=args.unit, body=args.body)
-    mass = args.mass
-    if mass is None and args.density is None and mesh.source.startswith("builtin:"):
-        mass = BUILTIN_CUBE_MASS_KG
-    obj = rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density)
+    obj, mesh = object_from_args(args)
     settings = settings_for(
         params.open_width_m,
         pad_outline(params.pad, params.pad_edge_length_m),

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
+from engine.scene.mesh_units import UNIT_SCALE_M
 from engine.scene.scene_settings import BODY_FLAG, STABLE_POSE_FLAG, UNIT_FLAG
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 def add_scene_arguments(p: argparse.ArgumentParser) -> None:
     """Add the object (--object, --unit, --mass/--density, --stable-pose) and grasp flags."""
     p.add_argument("--object", default="cube", help="mesh path, 'cube' (3 cm, 3 g) or 'cube:N'")
-    p.add_argument(UNIT_FLAG, choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    add_unit_argument(p)
     p.add_argument(
         BODY_FLAG,
         help="which body to use when the file holds several: K (0 = the largest) or 'all' (one "
@@ -53,8 +54,21 @@ def add_scene_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_unit_argument(p: argparse.ArgumentParser, help_text: str = "") -> None:
+    """The --unit flag: the mesh file's length unit, one of UNIT_SCALE_M's."""
+    p.add_argument(
+        UNIT_FLAG,
+        choices=list(UNIT_SCALE_M),
+        help=help_text
+        or "length unit of the mesh file (default: metres; a size no graspable "
+        "object has is refused with the unit it suggests)",
+    )
+
+
 def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMesh]:
-    """The object at rest in its stable pose, and its mesh (built-in cube: 3 g by default)."""
+    """The object at rest in its stable pose, and its mesh (built-in cube: 3 g by default);
+    says its size, mass and density on stderr."""
+    from engine.scene.object_facts import ObjectFacts
     from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, object_from_spec
     from engine.scene.resting import rest_object
 
@@ -62,7 +76,14 @@ def object_from_args(args: argparse.Namespace) -> tuple[RestingObject, ObjectMes
     mass = args.mass
     if mass is None and args.density is None and mesh.source.startswith("builtin:cube"):
         mass = BUILTIN_CUBE_MASS_KG
-    return rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density), mesh
+    obj = rest_object(mesh, args.stable_pose, mass_kg=mass, density_kg_m3=args.density)
+    prog = " ".join(["ipcgrasp", *([args.command] if getattr(args, "command", None) else [])])
+    print(
+        f"{prog}: object {mesh.name}: {ObjectFacts.of(obj).describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return obj, mesh
 
 
 def grasp_from_args(

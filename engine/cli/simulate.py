@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.cli.commands import help_of
+from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
@@ -28,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Run squeeze-lift IPC trials of one grasp and report robustness. With --trials 1 "
             "(the default) the nominal grasp runs; with N >= 2, N perturbed poses."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scene_arguments(p)
     schema.add_arguments(p.add_argument_group("simulation parameters (SI units)"), SimulationParams)
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         open_results_writer,
         result_row,
     )
+    from engine.scene.object_facts import ObjectFacts
 
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
@@ -70,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     context = context_columns(
         mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed, mesh=mesh
     )
+    context.update(ObjectFacts.of(obj).columns())  # unit, scale, mass, density, size
     f, writer = (None, None)
     if args.out:
         f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)

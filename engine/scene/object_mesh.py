@@ -24,6 +24,13 @@ import trimesh
 from engine.errors import MeshError, ParameterError, literal
 from engine.scene.mesh_bodies import parse_body
 from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, repair_mesh
+from engine.scene.mesh_units import (
+    MAX_DIAGONAL_M,
+    MIN_DIAGONAL_M,
+    UNIT_NAMES,
+    UNIT_SCALE_M,
+    unit_hint,
+)
 from engine.scene.scene_settings import body_setting, unit_setting
 
 log = logging.getLogger(__name__)
@@ -32,14 +39,9 @@ BUILTIN_CUBE_MASS_KG = 0.003
 """Mass of the built-in cube: the 3 cm, 3 g cube of the reference benchmark."""
 
 SUPPORTED_EXTENSIONS = (".obj", ".stl", ".ply", ".off", ".glb")
-UNIT_SCALE_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
-"""Metres per file unit, for the `unit` argument."""
-
-# Plausible size of a graspable object: bounding-box diagonal in metres.
-MIN_DIAGONAL_M = 0.002
-MAX_DIAGONAL_M = 1.5
-# A file in millimetres of an object between 5 mm and 1.5 m reads as 5 m .. 1500 m.
-_MM_PLAUSIBLE_M = (0.005, 1.5)
+# UNIT_SCALE_M, MIN_DIAGONAL_M and MAX_DIAGONAL_M are engine.scene.mesh_units' (imported from
+# here by older code).
+__all__ = ["MAX_DIAGONAL_M", "MIN_DIAGONAL_M", "UNIT_SCALE_M"]
 
 _CUBE_SPEC = re.compile(r"cube(?::(.*))?")
 
@@ -54,6 +56,12 @@ class ObjectMesh:
     source: str  # absolute path or "builtin:cube"
     sha256: str | None  # hex sha256 of the file bytes (None for built-ins)
     repair: MeshRepair = NO_REPAIR  # what loading changed (engine.scene.mesh_repair)
+    unit: str | None = None  # the file's unit it was read in (UNIT_SCALE_M); None: metres
+
+    @property
+    def scale_m(self) -> float:
+        """Metres per file unit the file was read with (1 for metres and built-ins)."""
+        return UNIT_SCALE_M[self.unit or "m"]
 
     def to_trimesh(self) -> trimesh.Trimesh:
         """A trimesh copy (process=False keeps vertex and face order)."""
@@ -89,8 +97,9 @@ def _unit_scale(unit: str | None) -> float | None:
     return UNIT_SCALE_M[key]
 
 
-def _check_size(diagonal_m: float, where: str, unit: str | None) -> None:
+def _check_size(extents_m: np.ndarray, where: str, unit: str | None) -> None:
     """Raise MeshError unless the bounding-box diagonal is a plausible graspable size."""
+    diagonal_m = float(np.linalg.norm(extents_m))
     if MIN_DIAGONAL_M <= diagonal_m <= MAX_DIAGONAL_M:
         return
     size = f"{where} is {diagonal_m:.4g} m across (bounding-box diagonal)"
@@ -99,13 +108,15 @@ def _check_size(diagonal_m: float, where: str, unit: str | None) -> None:
             f"{size} after applying unit={unit!r}; expected {MIN_DIAGONAL_M * 1000:g} mm to "
             f"{MAX_DIAGONAL_M:g} m: check that the unit matches the file"
         )
+    hint = unit_hint([float(e) for e in extents_m]) if diagonal_m > MAX_DIAGONAL_M else None
+    if hint is not None:
+        suggested, sizes = hint
+        raise MeshError(
+            f"{literal(size)} read as metres, which looks like {UNIT_NAMES[suggested]}: give the unit, {{0}} "
+            f"({literal(sizes)})",
+            settings=[unit_setting(suggested)],
+        )
     if diagonal_m > MAX_DIAGONAL_M:
-        lo, hi = _MM_PLAUSIBLE_M
-        if lo <= diagonal_m / 1000.0 <= hi:
-            raise MeshError(
-                f"{literal(size)}, which looks like millimetres: give the unit, {{0}}",
-                settings=[unit_setting("mm")],
-            )
         raise MeshError(
             f"{literal(size)}, too large for a graspable object: give the file's unit (mm, cm, "
             "in or m), {0}, or rescale the mesh",
@@ -195,7 +206,7 @@ def load_object_mesh(
         raise MeshError(f"{path} has NaN or infinite vertex coordinates: repair or re-export it")
     if scale is not None:
         mesh.apply_scale(scale)
-    _check_size(float(np.linalg.norm(mesh.extents)), str(path), unit)
+    _check_size(np.asarray(mesh.extents, dtype=np.float64), str(path), unit)
 
     vertices, faces, repair = repair_mesh(
         np.asarray(mesh.vertices),
@@ -213,6 +224,7 @@ def load_object_mesh(
         source=str(path),
         sha256=hashlib.sha256(data).hexdigest(),
         repair=repair,
+        unit=None if unit is None else str(unit).strip().lower(),
     )
 
 

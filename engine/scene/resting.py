@@ -13,6 +13,7 @@ import numpy as np
 import trimesh
 
 from engine.errors import ParameterError
+from engine.scene.object_facts import check_density
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh
 
 DEFAULT_DENSITY_KG_M3 = 1000.0
@@ -98,7 +99,8 @@ def rest_object(
     """Place `mesh` in stable pose number `stable_pose` (0 = most probable) on the table.
 
     Give at most one of `mass_kg` and `density_kg_m3`; with neither, the built-in cube weighs
-    BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3. `poses`: the mesh's
+    BUILTIN_CUBE_MASS_KG and any other mesh gets DEFAULT_DENSITY_KG_M3. A density no object has
+    (engine.scene.object_facts: below 10 or above 25,000 kg/m^3) raises ParameterError. `poses`: the mesh's
     `stable_poses` when the caller has them already (the toppling analysis is the slow part).
     """
     _check_mass_inputs(mass_kg, density_kg_m3)
@@ -148,6 +150,7 @@ def _place(
         mass = BUILTIN_CUBE_MASS_KG
     else:
         mass = DEFAULT_DENSITY_KG_M3 * volume
+    check_density(mass, volume, mesh, "density" if density_kg_m3 is not None else "mass")
     density = float(density_kg_m3) if density_kg_m3 is not None else mass / volume
     props = trimesh.triangles.mass_properties(vertices[faces], density=density)
     inertia = np.asarray(props.inertia)  # about the centre of mass

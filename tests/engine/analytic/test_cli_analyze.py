@@ -91,4 +91,5 @@ def test_analyze_failure_reason_in_json(capsys):
 def test_analyze_errors_exit_2(args, message, capsys):
     assert main(["analyze", *args]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("ipcgrasp analyze: error:") and message in err
+    # After the object line (size, mass, density) when the object loaded.
+    assert err.splitlines()[-1].startswith("ipcgrasp analyze: error:") and message in err
