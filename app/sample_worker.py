@@ -49,7 +49,8 @@ def default_grasp_of(job: DefaultGraspJob) -> DefaultGraspFound:
         log.exception("finding the default grasp failed for request %d", job.request)
         error = f"{type(exc).__name__}: {exc}"
         return DefaultGraspFound(job.request, None, "", error, time.perf_counter() - start)
-    return DefaultGraspFound(job.request, chosen.grasp, chosen.how, "", time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return DefaultGraspFound(job.request, chosen.grasp, chosen.how, "", seconds, chosen.weak)
 
 
 def sample_main(inbox: Any, outbox: Any, nice: int = 19) -> None:

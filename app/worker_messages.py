@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.analytic.registry import ModelSpec
 from engine.analytic.result import ModelResult
+from engine.errors import Message
 from engine.grasp.calibration import PsiStopForce
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
@@ -144,6 +145,9 @@ class DefaultGraspFound:
     how: str = ""
     error: str = ""
     seconds: float = 0.0
+    # The engine's notice that even this grasp cannot carry the object's weight (its margin
+    # is below 1), naming the presets whose default grasp can (DefaultGrasp.weak).
+    weak: Message | None = None
 
 
 @dataclass(frozen=True, eq=False)

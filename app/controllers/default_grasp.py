@@ -16,6 +16,7 @@ from app.undo import StateCommand
 from app.worker_messages import DefaultGraspFound, DefaultGraspJob
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from engine.errors import Setting
 from engine.grasp.default_grasp import THROUGH_CENTRE
 from engine.grasp.grasp import Grasp
 
@@ -38,6 +39,26 @@ def in_app_words(message: str) -> str:
         "A gripper whose stroke fits:", "A gripper whose stroke fits (Parameters > Gripper):"
     )
     return message.replace("(--stable-pose)", "(Object and grasp > Resting pose)")
+
+
+def _setting_in_app_words(setting: Setting) -> str:
+    """A setting a notice names, as the app's control: a gripper preset is chosen under
+    Parameters > Gripper."""
+    if setting.name == "gripper" and setting.note:
+        return f"the {setting.note} (Parameters > Gripper)"
+    return setting.cli_words()
+
+
+def found_text(msg: DefaultGraspFound) -> str:
+    """The status line for a default grasp found: how it was chosen and, when even it cannot
+    carry the object's weight, the engine's warning naming the grippers whose grasp can."""
+    if msg.how == THROUGH_CENTRE:
+        text = f"default grasp {THROUGH_CENTRE} (checked in {msg.seconds:.1f} s)"
+    else:
+        text = f"default grasp: the {msg.how}, found in {msg.seconds:.1f} s"
+    if msg.weak is not None:
+        text += f". Warning: {msg.weak.render(_setting_in_app_words)}"
+    return text
 
 
 class DefaultGraspController(QObject):
@@ -162,11 +183,9 @@ class DefaultGraspController(QObject):
         if msg.grasp is None:
             self._resolve(target, target.resolved(), in_app_words(msg.error))
             return
-        if msg.how == THROUGH_CENTRE:
-            text = f"default grasp {THROUGH_CENTRE} (checked in {msg.seconds:.1f} s)"
-        else:
-            text = f"default grasp: the {msg.how}, found in {msg.seconds:.1f} s"
-        self._resolve(target, msg.grasp, text)
+        if msg.weak is not None:
+            log.warning("default grasp %d: %s", msg.request, msg.weak)
+        self._resolve(target, msg.grasp, found_text(msg))
 
     def _resolve(self, provisional: ProvisionalGrasp, grasp: Grasp, text: str) -> None:
         """Put `grasp` where `provisional` is: in the undo history's states and, when it is

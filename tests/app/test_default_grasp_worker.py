@@ -183,3 +183,28 @@ def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, mon
     assert len(asked) == 2 and window.doc.mesh.repair.body == "0 of 2"
     assert app_settings.MESH_BODY.get(path) == "0"
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+
+
+def test_a_default_grasp_that_cannot_hold_is_said_in_the_status_line():
+    """A 40 mm cube of 0.5 kg at mu 0.1 with the YuMi: its grasp through the centre holds
+    2 mu F / (m g) = 2 x 0.1 x 20 N / 4.9 N = 0.82 times its weight (it will slip); the Franka
+    Hand's 70 N holds 2.9 times. The worker's answer carries the engine's warning and the status
+    line says it with the gripper named as the app's control."""
+    from app.controllers.default_grasp import found_text
+    from app.sample_worker import default_grasp_of
+    from app.worker_messages import DefaultGraspJob
+    from engine.grasp.params import SimulationParams
+    from engine.scene.object_mesh import builtin_cube
+    from engine.scene.resting import rest_object
+
+    cube = rest_object(builtin_cube(size_m=0.04), 0, mass_kg=0.5)
+    found = default_grasp_of(DefaultGraspJob(1, cube, SimulationParams.for_gripper("yumi", mu=0.1)))
+    assert found.grasp is not None and found.weak is not None
+    text = found_text(found)
+    assert "Warning: the default grasp holds only 0.82 times the object's weight" in text
+    assert "the Franka Hand, 70 N: margin 2.9 (Parameters > Gripper)" in text
+    assert "--gripper" not in text
+    holds = default_grasp_of(
+        DefaultGraspJob(2, cube, SimulationParams.for_gripper("franka_hand", mu=0.1))
+    )
+    assert holds.weak is None and "Warning" not in found_text(holds)
