@@ -46,13 +46,32 @@ THROUGH_CENTRE = "through the centre of mass"
 
 
 def narrowest_horizontal_axis(vertices: np.ndarray, steps: int = 360) -> tuple[np.ndarray, float]:
-    """Unit horizontal direction along which the object is narrowest, and that width (m)."""
+    """Unit horizontal direction along which the object is narrowest, and that width (m), over
+    `steps` directions (0.5 degrees apart; `narrowest_width` is exact)."""
     theta = np.linspace(0.0, np.pi, steps, endpoint=False)
     dirs = np.column_stack([np.cos(theta), np.sin(theta), np.zeros_like(theta)])
     proj = vertices @ dirs.T
     widths = proj.max(axis=0) - proj.min(axis=0)
     k = int(np.argmin(widths))
     return dirs[k], float(widths[k])
+
+
+def narrowest_width(vertices: np.ndarray) -> float:
+    """The object's least width across over every horizontal direction (m): the least width of
+    its outline seen from above, exact (rotating calipers: the least width of a convex polygon
+    is reached with one of its edges flush)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    xy = np.asarray(vertices, dtype=np.float64)[:, :2]
+    try:
+        hull = xy[ConvexHull(xy).vertices]  # counter-clockwise
+    except (QhullError, ValueError):  # an outline without area (flat as seen from above)
+        return narrowest_horizontal_axis(np.asarray(vertices))[1]
+    edges = np.roll(hull, -1, axis=0) - hull
+    normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
+    # Each edge's width: the farthest hull point from its line (one edge at a time: a scan's
+    # outline can have thousands of points).
+    return min(float(np.abs((hull - hull[k]) @ normals[k]).max()) for k in range(len(hull)))
 
 
 def default_grasp(obj: RestingObject, outline: PadOutline, clearance_m: float = 0.002) -> Grasp:
@@ -169,12 +188,14 @@ def no_grasp_error(
             fitting.append(
                 gripper_setting(other.name, f"{other.label}, {other.stroke_m * 1e3:.0f} mm")
             )
-    width = float(np.ptp(np.asarray(obj.vertices)[:, :2], axis=0).min())
+    # Across the object, over every horizontal direction (not its axis-aligned box, which a
+    # brick turned on the table makes wider).
+    width = narrowest_width(np.asarray(obj.vertices))
     text = (
         f"no grasp fits the {preset.label}'s {params.open_width_m * 1e3:.0f} mm opening on this "
-        f"object in this resting pose (about {width * 1e3:.0f} mm across at its narrowest "
-        "horizontal extent): no antipodal pair of surface points within the opening has an "
-        "approach where the open gripper clears the object and the ground"
+        f"object in this resting pose (its narrowest width across, over every horizontal "
+        f"direction, is {width * 1e3:.0f} mm): no antipodal pair of surface points within the "
+        "opening has an approach where the open gripper clears the object and the ground"
     )
     if refusal:
         text += f" (through the centre of mass: {refusal})"
