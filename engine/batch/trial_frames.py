@@ -6,8 +6,9 @@ engine.io.frames_npz (the one `ipcgrasp simulate --frames` and the app read), it
 the task, the grasp, the trial and the trial's gripper pose. The worker that ran the trial
 writes it atomically before it returns the trial's row, so a row whose trial had frames has its
 file unless the write failed (the row's `error` then says so). Resuming with `--frames` runs a
-finished trial again when its file is missing or damaged (its row stays the one in the file);
-an existing complete file is never recomputed.
+finished trial again when its file is missing, incomplete or damaged (every array read back and
+compared with the checksum in its meta, engine.io.frames_npz.frames_file_damage); its row stays
+the one in the file. A file that passes is never recomputed.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.io.frames_npz import frames_file_complete, save_frames
+from engine.io.frames_npz import frames_file_complete, frames_file_damage, save_frames
 
 if TYPE_CHECKING:
     from engine.batch.results_store import ResumeInfo
@@ -60,14 +61,15 @@ def save_trial_frames(
 ) -> Path | None:
     """Write the frames of `task`'s trial to its file in the batch's frames folder.
 
-    Nothing is written without a folder or frames, or when a complete file is there already
-    (the same task key is the same trial). ParameterError when the file cannot be written.
+    Nothing is written without a folder or frames, or when an undamaged file is there already
+    (the same task key is the same trial); a damaged one is replaced. ParameterError when the
+    file cannot be written.
     """
     folder = task.config.frames_dir
     if not folder or not frames:
         return None
     path = frames_path(folder, task.key)
-    if frames_file_complete(path):
+    if path.exists() and not frames_file_damage(path):
         return path
     meta = {
         "task_key": task.key,
@@ -88,15 +90,27 @@ def save_trial_frames(
     )
 
 
+class FramesToRedo(NamedTuple):
+    """Keys of the finished IPC tasks whose frames file must be written again."""
+
+    missing: set[str]  # no file, or an incomplete one (cut short)
+    damaged: set[str]  # a whole file whose arrays do not read back or match their checksum
+
+    @property
+    def keys(self) -> set[str]:
+        return self.missing | self.damaged
+
+
 def missing_frames(
     tasks: Iterable[Task], rows: Iterable[Mapping[str, str]], frames_dir: str | os.PathLike
-) -> set[str]:
-    """Keys of the IPC tasks whose row in the results says the trial finished with frames but
-    whose frames file is missing or incomplete (they run again for their frames)."""
+) -> FramesToRedo:
+    """The IPC tasks whose row in the results says the trial finished with frames but whose
+    frames file is missing, incomplete or damaged (they run again for their frames). Every
+    existing file is read back and its checksum verified: a damaged file is never trusted."""
     from engine.batch.tasks import IPC, STATUS_OK
 
     done = {r.get("task_key", ""): r for r in rows if r.get("status") == STATUS_OK}
-    missing = set()
+    redo = FramesToRedo(set(), set())
     for task in tasks:
         row = done.get(task.key)
         if task.model != IPC or row is None:
@@ -105,9 +119,15 @@ def missing_frames(
             n = int(float(row.get("frames") or 0))
         except ValueError:
             n = 0
-        if n > 0 and not frames_file_complete(frames_path(frames_dir, task.key)):
-            missing.add(task.key)
-    return missing
+        if n <= 0:
+            continue
+        path = frames_path(frames_dir, task.key)
+        if not frames_file_complete(path):
+            redo.missing.add(task.key)
+        elif why := frames_file_damage(path):
+            log.info("frames file %s: %s; its trial runs again", path, why)
+            redo.damaged.add(task.key)
+    return redo
 
 
 def rerun_for_frames(info: ResumeInfo, keys: set[str]) -> ResumeInfo:

@@ -162,21 +162,30 @@ def _frames_folder(path: str | None) -> str | None:
 
 
 def _resume_frames(prog: str, out: str, info: ResumeInfo, tasks: list[Task]) -> ResumeInfo:
-    """With --frames: finished IPC trials whose frames file is missing run again for it."""
+    """With --frames: finished IPC trials whose frames file is missing or damaged run again
+    for it (one line says how many of each)."""
     folder = tasks[0].config.frames_dir if tasks else None
     if not folder:
         return info
     from engine.batch.results_store import read_results
     from engine.batch.trial_frames import missing_frames, rerun_for_frames
 
-    missing = missing_frames(tasks, read_results([out]), folder) if info.ok_keys else set()
-    if missing:
+    if not info.ok_keys:
+        return info
+    redo = missing_frames(tasks, read_results([out]), folder)
+    if redo.missing:
         print(
-            f"{prog}: {len(missing)} finished IPC trials have no frames file in {folder}: they "
-            "run again for their frames (their rows are kept)",
+            f"{prog}: {len(redo.missing)} finished IPC trials have no frames file in {folder}: "
+            "they run again for their frames (their rows are kept)",
             file=sys.stderr,
         )
-    return rerun_for_frames(info, missing)
+    if redo.damaged:
+        print(
+            f"{prog}: {len(redo.damaged)} frames files in {folder} are damaged (their arrays do "
+            "not match their checksum): those trials run again for their frames (rows kept)",
+            file=sys.stderr,
+        )
+    return rerun_for_frames(info, redo.keys)
 
 
 def load_table(args: argparse.Namespace) -> GraspTable:

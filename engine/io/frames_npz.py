@@ -18,15 +18,19 @@ frame, `object_faces` (m,3).
 `ipcgrasp batch --frames DIR` writes one such file per IPC trial, `DIR/<task key>.npz`, whose
 meta also holds `task_key`, `grasp_id`, `trial` and `gripper_pose` (the trial's 4x4 gripper
 pose in the resting frame, a list of rows); `frames_file_complete` tells a whole file from a
-missing or damaged one without inflating its arrays.
+missing or cut one without inflating its arrays. meta["arrays_sha256"] (files since issue 42) is
+the SHA-256 of every other array (`arrays_digest`: name, dtype, shape and bytes, in name order):
+`frames_file_damage` verifies it, so a resumed batch never trusts a damaged file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -278,7 +282,6 @@ def save_frames(
     # Values typed Any: numpy's stub reserves the keyword `allow_pickle` among savez's **arrays
     # (our names never collide with it: meta, pad_*, object_*, t{k}/...).
     arrays: dict[str, Any] = {
-        "meta": np.array(json.dumps(meta)),
         "pad_tets": np.asarray(pad_tets, dtype=np.int32),
         "pad_surface_faces": np.asarray(pad_surface_faces, dtype=np.int32),
         "object_vertices": np.asarray(object_vertices, dtype=np.float64),
@@ -288,6 +291,8 @@ def save_frames(
         if frames:
             for name, arr in frames_to_arrays(frames).items():
                 arrays[f"t{k}/{name}"] = arr
+    meta["arrays_sha256"] = arrays_digest(arrays)
+    arrays["meta"] = np.array(json.dumps(meta))
     p = Path(path).expanduser()
     if not p.name.endswith(".npz"):
         p = p.with_name(p.name + ".npz")
@@ -328,6 +333,38 @@ def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
         if f"t{k}/time_s" in arrays:
             check_trial_arrays(arrays, f"t{k}/", str(p))
     return meta, arrays
+
+
+def arrays_digest(arrays: Mapping[str, np.ndarray]) -> str:
+    """The SHA-256 (hex) of a frames file's arrays but `meta`: each one's name, dtype, shape and
+    bytes, in name order (what meta["arrays_sha256"] records)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == "meta":
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def frames_file_damage(path: str | os.PathLike) -> str:
+    """'' when `path` is a whole frames file whose arrays match their checksum; else why not.
+
+    Reads every array (the caps and checks of `load_frames`, each zip member's CRC) and compares
+    meta["arrays_sha256"]; a file written before the checksum existed passes when it loads.
+    """
+    p = Path(path)
+    if not frames_file_complete(p):
+        return "missing or incomplete"
+    try:
+        meta, arrays = load_frames(p)
+    except ParameterError as exc:
+        return f"unreadable ({exc})"
+    expected = meta.get("arrays_sha256")
+    if expected is not None and expected != arrays_digest(arrays):
+        return "its arrays do not match their checksum (arrays_sha256)"
+    return ""
 
 
 def frames_file_complete(path: str | os.PathLike) -> bool:
