@@ -66,7 +66,7 @@ nitpicky = False
 suppress_warnings: list[str] = []
 
 # --- autodoc --------------------------------------------------------------------------------
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+autodoc_default_options = {"undoc-members": False, "show-inheritance": False}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
