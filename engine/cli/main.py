@@ -93,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         log.debug("ipcgrasp %s failed", args.command, exc_info=True)
         print(f"ipcgrasp {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl+C where the command did not say more itself (loading, checks, compiling): its
+        # writers leave no half-written file, so one line is all there is to say.
+        log.debug("ipcgrasp %s interrupted", args.command, exc_info=True)
+        print(f"ipcgrasp {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import schema
@@ -18,6 +19,7 @@ from engine.grasp.trial_plan import TrialSpec
 
 if TYPE_CHECKING:
     from engine.grasp.frames import Frame, TrialResult
+    from engine.io.safe_write import StreamFile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -79,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     frames: dict[int, list[Frame]] = {}
     on_frame = _frame_reporter(args, params, frames)
     results = []
+    complete = False
     try:
         for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad):
             results.append(result)
@@ -86,23 +89,56 @@ def run(args: argparse.Namespace) -> int:
                 writer.writerow(result_row(context, result))
                 f.flush()
             _print_result(args, result)
+        complete = True
+    except KeyboardInterrupt:
+        pass  # Ctrl+C: what was computed is kept below, nothing complete is replaced
     finally:
-        if f is not None:
-            f.close()
-        if args.frames and frames:
-            save_frames(
-                args.frames,
-                frames,
-                pad.tets,
-                pad.surface_faces,
-                obj.vertices,
-                obj.faces,
+        kept = _close_outputs(
+            args, f, frames, complete, len(results),
+            lambda: save_frames(
+                args.frames, frames, pad.tets, pad.surface_faces, obj.vertices, obj.faces,
                 overwrite=force,
-            )
+            ),
+        )  # fmt: skip
+    if not complete:  # (other exceptions went on up)
+        print(
+            f"ipcgrasp simulate: interrupted after {len(results)} trials; {kept}", file=sys.stderr
+        )
+        return 130
     if not args.json:
         where = f" -> {args.out}" if args.out else ""
         print(f"robustness R = {robustness(results):.3f} over {len(results)} trials{where}")
     return 0
+
+
+def _close_outputs(
+    args: argparse.Namespace,
+    f: StreamFile | None,
+    frames: dict[int, list[Frame]],
+    complete: bool,
+    rows: int,
+    save_frames: Callable[[], object],
+) -> str:
+    """Close --out and write --frames. After an interruption (or an error) a file being
+    replaced keeps its old content (the new one replaces it only when complete) and a new file
+    keeps what was computed; returns what was kept, for the one line that says so."""
+    said = []
+    if f is not None:
+        if complete:
+            f.close()
+        else:
+            f.discard()
+            said.append(
+                f"{args.out} left unchanged" if f.replacing else f"{rows} rows kept in {args.out}"
+            )
+    if args.frames and frames:
+        path = Path(args.frames if str(args.frames).endswith(".npz") else f"{args.frames}.npz")
+        if complete or not (path.exists() or path.is_symlink()):
+            save_frames()
+            said.append(f"their frames in {path}")
+        else:
+            said.append(f"{path} left unchanged")
+    return "; ".join(said) or "nothing was written"
 
 
 def _refuse_existing_outputs(args: argparse.Namespace, force: bool) -> None:

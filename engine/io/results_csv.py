@@ -101,7 +101,7 @@ def open_results_writer(
     f = open_new_text(path, overwrite=overwrite, hint="choose a writable --out path")
     writer = csv.DictWriter(f, fieldnames=list(columns))
     writer.writeheader()
-    f.flush()
+    f.mark_empty()  # a header alone is not kept when the rows cannot be written
     return f, writer
 
 

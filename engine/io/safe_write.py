@@ -167,39 +167,95 @@ def atomic_write_text(
     return atomic_write_bytes(path, text.encode(encoding), overwrite=overwrite, flag=flag)
 
 
+def _open_text(path: Path, mode: str) -> IO[str]:
+    """The text file a StreamFile writes (one place, so tests can make its disk full)."""
+    return open(path, mode, newline="", encoding="utf-8")
+
+
 class _ReplacingFile:
     """A text file streamed to a temporary path that replaces the target on a clean close."""
 
     def __init__(self, tmp: Path, target: Path, flag: str) -> None:
         self.tmp, self.target, self.flag = tmp, target, flag
-        self.file: IO[str] = open(tmp, "w", newline="", encoding="utf-8")
+        self.file: IO[str] = _open_text(tmp, "w")
+        self.done = False
 
     def close(self, ok: bool = True) -> None:
-        if self.file.closed:
+        """Replace the target (`ok`) or leave it as it was; the temporary file goes either way."""
+        if self.done:
             return
-        self.file.close()
+        self.done = True
         try:
+            self.file.close()
             if ok:
                 _commit(self.tmp, self.target, True, self.flag)
         except OSError as exc:
-            raise _cannot(self.target, exc) from exc
+            raise ParameterError(
+                f"cannot write {self.target}: {exc.strerror or exc}; it is left unchanged"
+            ) from exc
         finally:
             with contextlib.suppress(OSError):
                 self.tmp.unlink()
 
 
 class StreamFile:
-    """A text output opened by `open_new_text`: `write`, `flush`, `close`, context manager."""
+    """A text output opened by `open_new_text`: `write`, `flush`, `close`, context manager.
 
-    def __init__(self, file: IO[str], replacing: _ReplacingFile | None) -> None:
+    A write that fails (a full disk) raises ParameterError saying what is left: a replaced file
+    as it was (the temporary file removed), a new one cut back to what was last flushed whole,
+    or removed when that is nothing worth keeping (`mark_empty`).
+    """
+
+    def __init__(self, file: IO[str], replacing: _ReplacingFile | None, path: Path) -> None:
         self._file = file
         self._replacing = replacing
+        self.path = path
+        self._kept = 0  # bytes of a new file flushed whole
+        self._empty = 0  # its size while it holds nothing worth keeping (a header)
+
+    @property
+    def replacing(self) -> bool:
+        """Whether the rows replace an existing file on `close()`."""
+        return self._replacing is not None
 
     def write(self, text: str) -> int:
-        return self._file.write(text)
+        try:
+            return self._file.write(text)
+        except OSError as exc:
+            raise self._failed(exc) from exc
 
     def flush(self) -> None:
-        self._file.flush()
+        try:
+            self._file.flush()
+            if self._replacing is None:
+                self._kept = os.fstat(self._file.fileno()).st_size
+        except OSError as exc:
+            raise self._failed(exc) from exc
+
+    def mark_empty(self) -> None:
+        """Flush; what the file holds now (a header) is not kept alone after a failed write."""
+        self.flush()
+        self._empty = self._kept
+
+    def _failed(self, exc: OSError) -> ParameterError:
+        """Undo a failed write (see the class docstring); the error saying what is left."""
+        if self._replacing is not None:
+            with contextlib.suppress(ParameterError):
+                self._replacing.close(ok=False)
+            left = "it is left unchanged"
+        else:
+            with contextlib.suppress(OSError):
+                self._file.close()  # (may fail again writing its buffer)
+            try:
+                if self._kept <= self._empty:
+                    os.unlink(self.path)
+                    left = "nothing was kept"
+                else:
+                    os.truncate(self.path, self._kept)
+                    left = "what was written before is kept"
+            except OSError:
+                left = "its last line may be cut"
+        return ParameterError(f"cannot write {self.path}: {exc.strerror or exc}; {left}")
 
     @property
     def closed(self) -> bool:
@@ -208,15 +264,20 @@ class StreamFile:
     def close(self) -> None:
         if self._replacing is not None:
             self._replacing.close(ok=True)
-        else:
-            self._file.close()
+        elif not self._file.closed:
+            try:
+                self._file.close()
+            except OSError as exc:
+                raise self._failed(exc) from exc
 
     def discard(self) -> None:
-        """Close after a failure: a replaced target keeps its old content."""
+        """Close after a failure or an interruption: a replaced target keeps its old content, a
+        new file what was written."""
         if self._replacing is not None:
             self._replacing.close(ok=False)
         else:
-            self._file.close()
+            with contextlib.suppress(OSError):
+                self._file.close()
 
     def __enter__(self) -> StreamFile:
         return self
@@ -246,9 +307,14 @@ def open_new_text(
         p.parent.mkdir(parents=True, exist_ok=True)
         if overwrite and (p.exists() or p.is_symlink()):
             tmp = _temp_in(p)
-            rep = _ReplacingFile(tmp, p, flag)
-            return StreamFile(rep.file, rep)
-        return StreamFile(open(p, "x", newline="", encoding="utf-8"), None)
+            try:
+                rep = _ReplacingFile(tmp, p, flag)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                raise
+            return StreamFile(rep.file, rep, p)
+        return StreamFile(_open_text(p, "x"), None, p)
     except FileExistsError:
         raise OutputExistsError(
             f"{p} already exists; choose another name or pass {flag} to replace it"
