@@ -122,7 +122,7 @@ def read_grasp_table(
     warnings: list[str] = []
     if p.suffix.lower() == ".json" or text.lstrip().startswith(("[", "{")):
         folder = Path(mesh_dir).expanduser() if mesh_dir else p.parent
-        grasps = read_reach(p, text, folder, mass_kg)
+        grasps = read_reach(p, text, folder, mass_kg, warnings)
         kind = "reach"
     else:
         grasps = read_csv(p, text, mass_kg, unit, warnings)

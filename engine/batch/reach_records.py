@@ -50,6 +50,11 @@ REACH_OBJECT_MASSES_KG = {
 }
 
 
+REACH_BUILTIN_OBJECTS = {"cube_3cm": "cube"}
+"""REACH objects that are built in: the 3 cm cube's file holds the built-in cube's 8 vertices
+(+-15 mm about its centre), so a JSON without cube_3cm.obj beside it uses the built-in cube."""
+
+
 def load_reach_records(path: Path, text: str | None = None) -> list:
     """The list of records of a REACH JSON file (GraspTableError if it is not one)."""
     try:
@@ -101,8 +106,14 @@ def reach_grasp_id(record: dict) -> str:
 
 
 def read_reach(
-    path: Path, text: str, mesh_dir: Path, mass_default: float | None
+    path: Path,
+    text: str,
+    mesh_dir: Path,
+    mass_default: float | None,
+    warnings: list[str] | None = None,
 ) -> list[GraspSpec]:
+    """The grasps of a REACH JSON; a built-in object's file missing from `mesh_dir`
+    (REACH_BUILTIN_OBJECTS) is replaced by the built-in object, with a note in `warnings`."""
     records = load_reach_records(path, text)
     groups: dict[str, list[tuple[int, dict]]] = {}
     specs: dict[str, GraspSpec] = {}
@@ -143,6 +154,15 @@ def read_reach(
         except RowError as exc:
             specs[gid] = bad_row(gid, where, f"{path} {where}, field {exc.field!r}: {exc.message}")
             continue
+        if obj in REACH_BUILTIN_OBJECTS and not Path(mesh_path).is_file():
+            note = (
+                f"{obj}.obj is not in {Path(mesh_path).parent}: the grasps of {obj} use the "
+                f"built-in '{REACH_BUILTIN_OBJECTS[obj]}' (the same 3 cm cube; put {obj}.obj "
+                "there, or pass --mesh-dir, to use the file)"
+            )
+            if warnings is not None and note not in warnings:
+                warnings.append(note)
+            mesh_path = REACH_BUILTIN_OBJECTS[obj]
         mass = mass_default if mass_default is not None else REACH_OBJECT_MASSES_KG.get(obj)
         specs[gid] = GraspSpec(
             grasp_id=gid,

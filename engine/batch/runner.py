@@ -50,6 +50,8 @@ WORKER_ENV = {
     "NUMBA_NUM_THREADS": "1",
 }
 MAX_ATTEMPTS = 2  # Ray: a task whose worker dies twice is recorded as an error
+EXIT_ERROR_ROWS = 1
+"""Exit status of a batch that finished with error rows (bad input exits 2, signals 128 + N)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class BatchSummary:
     largest_worker_mb: float = 0.0  # the largest memory high-water mark a worker reported
     recycled_workers: int = 0
     stop_signal: int = 0  # the signal that stopped the batch (SIGINT, SIGTERM), 0 if none
+    earlier_errors: int = 0  # tasks whose error row an earlier run wrote (not run again)
 
     @property
     def stopped_by(self) -> str:
@@ -69,11 +72,17 @@ class BatchSummary:
         return signal.Signals(self.stop_signal).name if self.stop_signal else ""
 
     @property
+    def failed(self) -> int:
+        """Tasks of the batch whose row is an error row: this run's and earlier runs'."""
+        return self.errors + self.earlier_errors
+
+    @property
     def exit_status(self) -> int:
-        """The command's exit status: 0, or 128 + the signal when interrupted (130: Ctrl+C)."""
-        if not self.interrupted:
-            return 0
-        return 128 + (self.stop_signal or signal.SIGINT)
+        """The command's exit status: 128 + the signal when interrupted (130: Ctrl+C), else
+        EXIT_ERROR_ROWS when any task of the batch ended in an error row, else 0."""
+        if self.interrupted:
+            return 128 + (self.stop_signal or signal.SIGINT)
+        return EXIT_ERROR_ROWS if self.failed else 0
 
 
 @dataclass
@@ -400,6 +409,8 @@ def run_batch(
             stop.restore()
             progress.close()
     peak = max(stats.largest_mb, stats.peak_mb)
+    # Error rows of earlier runs that this one did not run again count as the batch's too.
+    earlier = 0 if retry_errors else len({t.key for t in tasks} & info.error_keys)
     return BatchSummary(
-        unique, skipped, ran, errors, interrupted, peak, stats.recycled, stop.signum
+        unique, skipped, ran, errors, interrupted, peak, stats.recycled, stop.signum, earlier
     )

@@ -216,6 +216,7 @@ def execute(
         print(f"{prog}: warning: {table.invalid_summary(show=3)}", file=sys.stderr)
         for spec in table.errors[3:]:
             print(f"{prog}: invalid: {spec.error}", file=sys.stderr)
+    _check_meshes(prog, table)
     store = ResultsStore(out)
     info = store.open()
     try:
@@ -266,13 +267,36 @@ def execute(
                 f"{summary.recycled_workers} recycled",
                 file=sys.stderr,
             )
-        if summary.errors:
+        if summary.failed:
+            n = summary.earlier_errors
+            earlier = f", {n} of them in an earlier run" if n else ""
             print(
-                f"{prog}: error rows say why in their 'reason' and 'error' columns; after fixing "
-                "the cause, re-run with --retry-errors",
+                f"{prog}: {summary.failed} of {summary.total} tasks ended in an error row"
+                f"{earlier} (exit status {summary.exit_status}); their 'reason' and 'error' "
+                "columns say why: after fixing the cause, run the same command with "
+                "--retry-errors to run just them again",
                 file=sys.stderr,
             )
     return summary
+
+
+def _check_meshes(prog: str, table: GraspTable) -> None:
+    """Before the first task: every mesh the table names loads and its grasps' masses are
+    possible; each object's size, mass and density, and every problem, on stderr (none of the
+    grasps can run: GraspTableError, nothing written)."""
+    from engine.batch.mesh_check import check_meshes
+
+    check = check_meshes(table)
+    for line in check.objects:
+        print(f"{prog}: {line}", file=sys.stderr)
+    if check.problems:
+        print(
+            f"{prog}: warning: {check.unusable} of {check.checked} grasps cannot run; their "
+            "tasks end in error rows (fix them and run again with --retry-errors):",
+            file=sys.stderr,
+        )
+        for problem in check.problems:
+            print(f"{prog}:   {problem}", file=sys.stderr)
 
 
 def recycle_policy(args: argparse.Namespace) -> RecyclePolicy:
@@ -343,7 +367,8 @@ def _report_resume(
 
 def run(args: argparse.Namespace) -> int:
     """Run (or resume) the batch into `args.out`; exit status 128 + the signal when stopped by
-    one (130: Ctrl+C, 143: SIGTERM)."""
+    one (130: Ctrl+C, 143: SIGTERM), else 1 when any of its tasks ended in an error row (this
+    run's or an earlier one's), else 0."""
     from engine.batch.tasks import make_tasks, parse_models
 
     models = parse_models(args.models)

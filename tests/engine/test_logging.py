@@ -18,15 +18,21 @@ def _restore_logging():
 
 def test_batch_worker_records_reach_the_log_file(tmp_path, monkeypatch):
     monkeypatch.delenv("IPCGRASP_LOG_FILE", raising=False)
+    # A table whose only mesh is missing is refused before any worker starts: one good row.
     grasps = write_grasps(
-        tmp_path / "g.csv", [["nomesh", "missing.obj", "0", "0", "0.01", "1", "0", "0"]]
+        tmp_path / "g.csv",
+        [
+            ["nomesh", "missing.obj", "0", "0", "0.01", "1", "0", "0"],
+            ["good", "cube", "0", "0", "0.015", "1", "0", "0"],
+        ],
     )
     log_file = tmp_path / "run.log"
     code = main(
         ["--log-level", "info", "--log-file", str(log_file), "batch", str(grasps),
-         "--out", str(tmp_path / "r.csv"), "--models", "reach", "--workers", "1", "--quiet"]
+         "--out", str(tmp_path / "r.csv"), "--models", "reach", "--samples", "2",
+         "--workers", "1", "--quiet"]
     )  # fmt: skip
-    assert code == 0
+    assert code == 1  # the error row of nomesh
     text = log_file.read_text()
     # Written by the spawned worker (its process name), with the task and the reason.
     worker_lines = [line for line in text.splitlines() if "SpawnProcess" in line]

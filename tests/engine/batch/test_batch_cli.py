@@ -66,9 +66,13 @@ def test_bad_rows_and_missing_meshes_become_error_rows_and_the_batch_goes_on(
     )
     out = tmp_path / "r.csv"
     code = batch(str(grasps), "--out", str(out), "--models", "reach", "--workers", "0")
-    assert code == 0
+    assert code == 1  # error rows: the batch went on, and its exit status says so
     err = capsys.readouterr().err
     assert "line 4 (row 3), field 'center_y': 'zero' is not a number" in err
+    # The missing mesh is named before the first task, and the end says how to rerun.
+    assert "1 of 3 grasps cannot run" in err and "missing.obj (1 grasp (nomesh))" in err
+    assert "2 of 4 tasks ended in an error row (exit status 1)" in err
+    assert "run the same command with --retry-errors" in err
     rows = {r["grasp_id"]: r for r in read_rows(out)}
     assert rows["good"]["status"] == rows["good2"]["status"] == "ok"
     assert rows["nomesh"]["status"] == "error"
@@ -79,10 +83,12 @@ def test_bad_rows_and_missing_meshes_become_error_rows_and_the_batch_goes_on(
     assert "1 errors" not in err and "2 errors" in err
     # Errors count as done; --retry-errors runs them again (still failing, so a new error row).
     before = out.read_bytes()
-    assert batch(str(grasps), "--out", str(out), "--models", "reach", "--workers", "0") == 0
+    assert batch(str(grasps), "--out", str(out), "--models", "reach", "--workers", "0") == 1
     assert out.read_bytes() == before
+    err = capsys.readouterr().err
+    assert "2 of 4 tasks ended in an error row, 2 of them in an earlier run" in err
     args = [str(grasps), "--out", str(out), "--models", "reach", "--workers", "0"]
-    assert batch(*args, "--retry-errors") == 0
+    assert batch(*args, "--retry-errors") == 1
     assert len(read_rows(out)) == 6 and out.read_bytes().startswith(before)
 
 
@@ -146,7 +152,7 @@ def test_a_failing_ipc_trial_does_not_stop_the_batch(tmp_path):
     )
     out = tmp_path / "r.csv"
     # N = 2: perturbed poses. A pose the simulator refuses is a failed trial, not an error.
-    assert batch(str(grasps), "--out", str(out), "--trials", "2", "--workers", "0") == 0
+    assert batch(str(grasps), "--out", str(out), "--trials", "2", "--workers", "0") == 1
     rows = {(r["grasp_id"], r["trial"]): r for r in read_rows(out)}
     assert rows["miss", "0"]["status"] == "ok" and rows["miss", "0"]["success"] == "False"
     assert rows["miss", "0"]["reason"] == "invalid perturbed grasp"
@@ -156,7 +162,7 @@ def test_a_failing_ipc_trial_does_not_stop_the_batch(tmp_path):
     assert finite(rows["good", "1"]["psi1"]) and finite(rows["good", "1"]["perturbation_dx"])
     # N = 1 runs the nominal grasp: a nominal grasp that misses is the input's error.
     out1 = tmp_path / "r1.csv"
-    assert batch(str(grasps), "--out", str(out1), "--trials", "1", "--workers", "0") == 0
+    assert batch(str(grasps), "--out", str(out1), "--trials", "1", "--workers", "0") == 1
     rows1 = {r["grasp_id"]: r for r in read_rows(out1)}
     assert rows1["miss"]["status"] == "error" and rows1["miss"]["reason"] == "invalid grasp"
     assert "misses the object" in rows1["miss"]["error"]
@@ -214,19 +220,27 @@ def test_interrupt_and_kill_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert rows[: len(second)] == second  # finished rows untouched
 
 
-def test_reach_json_with_a_missing_mesh_folder_records_errors(tmp_path, reach_json, fake_analytic):
+def test_reach_json_without_its_cube_file_uses_the_built_in_cube(
+    tmp_path, reach_json, fake_analytic, capsys
+):
+    """The README's REACH command works with the JSON alone: cube_3cm.obj holds the built-in
+    cube's 8 vertices, so the built-in cube stands in for it (and a note says so)."""
     out = tmp_path / "r.csv"
     args = [str(reach_json), "--out", str(out), "--models", "reach", "--limit", "2"]
     assert batch(*args, "--mesh-dir", str(tmp_path), "--workers", "0") == 0
+    err = capsys.readouterr().err
+    assert f"cube_3cm.obj is not in {tmp_path}: the grasps of cube_3cm use the built-in" in err
     rows = read_rows(out)
     assert [r["grasp_id"] for r in rows] == ["cube_3cm/0", "cube_3cm/1"]
-    assert all(r["status"] == "error" and r["reason"] == "bad or missing mesh" for r in rows)
-    assert str(tmp_path / "cube_3cm.obj") in rows[0]["error"]
-    # With the right folder (the JSON's own) the same grasps are other tasks and run.
+    assert all(r["status"] == "ok" and r["object"] == "builtin:cube" for r in rows)
+    # With the JSON's own folder the file is used; the grasps are other tasks and run.
     assert batch(*args, "--workers", "0") == 0
     rows = read_rows(out)
-    assert [r["status"] for r in rows] == ["error", "error", "ok", "ok"]
+    assert [r["status"] for r in rows] == ["ok"] * 4
+    assert rows[2]["object"].endswith("cube_3cm.obj")
     assert rows[2]["object_rotation"] and rows[2]["object_mass_kg"] == "0.003"
+    for key in ("robustness", "object_rotation", "grasp_center_x", "grasp_axis_y"):
+        assert rows[0][key] == rows[2][key], key  # the same cube, the same grasp
 
 
 def test_real_analytic_models_share_the_perturbation_seed(tmp_path):

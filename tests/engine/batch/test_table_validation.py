@@ -50,7 +50,7 @@ def test_batch_reports_invalid_rows_first_and_records_them_as_errors(
 ):
     out = tmp_path / "r.csv"
     args = [str(_param_table(tmp_path)), "--out", str(out), "--models", "reach"]
-    assert main(["batch", *args, "--workers", "0", "--quiet"]) == 0
+    assert main(["batch", *args, "--workers", "0", "--quiet"]) == 1  # 3 error rows
     err = capsys.readouterr().err
     first = err.splitlines()[0]
     assert "3 of 5 rows are invalid" in first and "field 'e'" in first
@@ -142,6 +142,7 @@ def test_reach_mesh_symlinked_outside_the_mesh_folder_is_refused(tmp_path):
     (meshes / "x.obj").symlink_to(tmp_path / "secret.obj")
     table = read_grasp_table(_reach(tmp_path, "x"), mesh_dir=meshes)
     assert "links outside --mesh-dir" in table.errors[0].error
+    (meshes / "cube_3cm.obj").write_text("v 0 0 0\n")
     table = read_grasp_table(_reach(tmp_path, "cube_3cm"), mesh_dir=meshes)
     assert not table.errors and table.grasps[0].object == str(meshes.resolve() / "cube_3cm.obj")
 

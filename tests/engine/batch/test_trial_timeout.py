@@ -36,7 +36,7 @@ def test_a_task_that_never_ends_becomes_an_error_row_and_the_batch_goes_on(
     )
     out = tmp_path / "r.csv"
     args = [str(grasps), "--out", str(out), "--models", "reach", "--workers", "0", "--quiet"]
-    assert main(["batch", *args, "--trial-timeout", "0.5"]) == 0
+    assert main(["batch", *args, "--trial-timeout", "0.5"]) == 1  # the timed-out error row
     rows = {r["grasp_id"]: r for r in read_rows(out)}
     assert rows["hangs"]["status"] == "error"
     assert rows["hangs"]["reason"] == "timed out"

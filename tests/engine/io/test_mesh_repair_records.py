@@ -61,7 +61,8 @@ def test_batch_reads_the_body_column_and_records_the_repair(tmp_path, fake_analy
     assert loaded.repair.body == "1 of 2" and obj.volume_m3 == pytest.approx(2.0e-6, rel=0.1)
     out = tmp_path / "r.csv"
     assert main(["batch", str(grasps), "--out", str(out), "--models", "reach", "--workers", "0",
-                 "--quiet"]) == 0  # fmt: skip
+                 "--quiet"]) == 1  # fmt: skip
+    # (exit status 1: the error row of "none")
     rows = {r["grasp_id"]: r for r in read_rows(out)}
     assert rows["ball"]["status"] == "ok" and rows["ball"]["object_body"] == "1 of 2"
     assert "removed 1 detached fragment" in rows["ball"]["object_repair"]
