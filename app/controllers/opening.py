@@ -19,7 +19,13 @@ from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
 from engine.errors import IpcGraspError, MeshError
-from engine.io.session import SessionError, load_session, resolve_object
+from engine.io.session import (
+    ARRAYS_SUFFIX,
+    NEXT_ARRAYS_SUFFIX,
+    SessionError,
+    load_session,
+    resolve_object,
+)
 from engine.scene.mesh_repair import SeveralBodiesError
 from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
 
@@ -78,7 +84,7 @@ class OpenController:
         p = Path(path)
         if not self.confirm_discard("open another file"):
             return False
-        if p.name.endswith(".json") or p.name.endswith(".ipcgrasp.npz"):
+        if p.name.endswith((".json", ARRAYS_SUFFIX, NEXT_ARRAYS_SUFFIX)):
             return self.open_session(p)
         if unit is None:
             unit = app_settings.MESH_UNIT.get(p) if not ask_unit else None

@@ -115,8 +115,13 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     w = short_run
     run = w.doc.run
     assert w.sessions.save_session(tmp_path / "study")
+    assert w.sessions.save_session(tmp_path / "study")  # saved over: the arrays' other name
     json_path = tmp_path / "study.ipcgrasp.json"
     doc = json.loads(json_path.read_text())
+    assert doc["frames_file"] == "study.ipcgrasp.2.npz"
+    assert sorted(p.name for p in tmp_path.glob("study.*")) == [
+        "study.ipcgrasp.2.npz", "study.ipcgrasp.json"
+    ]  # fmt: skip
     assert doc["format"] == "ipcgrasp-session" and doc["object"]["source"] == "builtin:cube"
     assert not w.doc.dirty
     frames = {k: len(r.frames) for k, r in run.trials.items()}
@@ -126,7 +131,7 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     # Issue 15: the reopened session shows the frame its timeline shows (the last one), not the
     # open gripper, also once the grasp check has come back.
     with qtbot.waitSignal(w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 7):
-        assert w.opening.open_path(json_path)
+        assert w.opening.open_path(tmp_path / "study.ipcgrasp.2.npz")  # either file opens it
     assert w.timeline.index == 7 and w.model.mode == "play"
     qtbot.waitUntil(lambda: w.model.grasp_valid is not None, timeout=60_000)
     assert w.model.mode == "play" and w.scene._shown[2] == 7
