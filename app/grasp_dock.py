@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -153,14 +154,22 @@ class GraspDock(QWidget):
             self._updating = False
 
     def set_status(
-        self, valid: bool | None, reason: str, width_mm: float | None, pending: str = "checking…"
+        self,
+        valid: bool | None,
+        reason: str,
+        width_mm: float | None,
+        pending: str = "checking…",
+        warning: str = "",
     ) -> None:
         """Show the grasp's validity (None: `pending`, e.g. being checked) with the reason and
-        jaw width."""
+        jaw width, and a `warning` about a valid grasp (the default grasp cannot hold)."""
         self.width_label.setText("" if width_mm is None else f"{width_mm:.1f} mm between contacts")
         if valid is None:
-            self.status_label.setText(pending)
+            text = pending
         elif valid:
-            self.status_label.setText("<span style='color:#1e8449'>valid</span>")
+            text = "<span style='color:#1e8449'>valid</span>"
         else:
-            self.status_label.setText(f"<span style='color:#c0392b'>invalid: {reason}</span>")
+            text = f"<span style='color:#c0392b'>invalid: {reason}</span>"
+        if warning:
+            text += f"<br><span style='color:#b9770e'>warning: {html.escape(warning, quote=False)}</span>"
+        self.status_label.setText(text)

@@ -185,6 +185,8 @@ class DefaultGraspController(QObject):
             return
         if msg.weak is not None:
             log.warning("default grasp %d: %s", msg.request, msg.weak)
+            words = msg.weak.render(_setting_in_app_words)
+            self.model.default_warning = (msg.grasp, words)
         self._resolve(target, msg.grasp, found_text(msg))
 
     def _resolve(self, provisional: ProvisionalGrasp, grasp: Grasp, text: str) -> None:

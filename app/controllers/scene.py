@@ -155,11 +155,13 @@ class SceneController(QObject):
 
     def _on_grasp_changed(self) -> None:
         pending = FINDING if self.model.finding_default else "checking…"
-        self.grasp_dock.set_status(None, "", self.model.grasp_width_mm, pending)
+        warning = self.model.grasp_warning
+        self.grasp_dock.set_status(None, "", self.model.grasp_width_mm, pending, warning)
         self.enter_edit_mode()
 
     def _on_grasp_checked(self, valid: bool, reason: str) -> None:
-        self.grasp_dock.set_status(valid, reason, self.model.grasp_width_mm)
+        warning = self.model.grasp_warning
+        self.grasp_dock.set_status(valid, reason, self.model.grasp_width_mm, warning=warning)
         if self.model.mode == "edit":
             self.enter_edit_mode()
 

@@ -95,6 +95,9 @@ class AppModel:
         self.grasp_valid: bool | None = None  # None: not checked yet
         self.grasp_reason = ""
         self.grasp_width_mm: float | None = None  # jaw contacts apart along the axis
+        # The default grasp's warning that it cannot carry the object's weight, with the grasp
+        # it is about: shown while that grasp is the document's (grasp_warning).
+        self.default_warning: tuple[object, str] | None = None
         self.series: dict[int, TrialSeries] = {}
         self.run_counter = 0
         self.run_started_at = 0.0
@@ -168,6 +171,12 @@ class AppModel:
         """The grasp is a stand-in (ProvisionalGrasp) while a worker finds the default grasp:
         views show "finding a grasp", the analysis waits for the grasp found."""
         return self.doc is not None and isinstance(self.doc.grasp, ProvisionalGrasp)
+
+    @property
+    def grasp_warning(self) -> str:
+        """The default grasp's warning while the document's grasp is the one it is about."""
+        w = self.default_warning
+        return w[1] if w is not None and self.doc is not None and self.doc.grasp is w[0] else ""
 
     # --- editing ------------------------------------------------------------------------------
     def edit_state(self) -> EditState:

@@ -6,6 +6,7 @@ is remembered for that file like its unit."""
 
 from __future__ import annotations
 
+import html
 import os
 
 import numpy as np
@@ -208,3 +209,29 @@ def test_a_default_grasp_that_cannot_hold_is_said_in_the_status_line():
         DefaultGraspJob(2, cube, SimulationParams.for_gripper("franka_hand", mu=0.1))
     )
     assert holds.weak is None and "Warning" not in found_text(holds)
+
+
+def test_the_grasp_dock_warns_while_the_weak_default_grasp_is_shown(window, qtbot, tmp_path):
+    """A 40 mm water-density cube (64 g, 0.63 N) at mu 0.01 with the YuMi's 20 N: its grasp
+    through the centre holds 2 mu F / (m g) = 0.64 times its weight. Rested on another face
+    (a new default grasp), the dock's Status says so under "valid" and names the Franka Hand,
+    whose 70 N holds 2.2 times, until the user moves the grasp."""
+    from dataclasses import replace
+
+    model = window.model
+    path = _write(trimesh.creation.box(extents=(0.04, 0.04, 0.04)), tmp_path / "cube.obj")
+    assert window.opening.open_path(path)
+    qtbot.waitUntil(lambda: not model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: model.grasp_valid is not None, timeout=60_000)
+    assert "warning" not in window.grasp_dock.status_label.text()  # at mu 0.4 it holds 25x
+    model.apply_edit(replace(model.edit_state(), params=replace(model.doc.params, mu=0.01)))
+    window.grasp_dock.pose_combo.setCurrentIndex(1)
+    assert model.finding_default
+    qtbot.waitUntil(lambda: not model.finding_default, timeout=SEARCH_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: model.grasp_valid is not None, timeout=60_000)
+    status = html.unescape(window.grasp_dock.status_label.text())
+    assert "valid" in status and "warning: the default grasp holds only 0.64 times" in status
+    assert "the Franka Hand, 70 N: margin 2.2 (Parameters > Gripper)" in status
+    window.grasp_dock.center[0].setValue(window.grasp_dock.center[0].value() + 1.0)
+    qtbot.waitUntil(lambda: model.grasp_valid is not None, timeout=60_000)
+    assert "warning" not in window.grasp_dock.status_label.text()
