@@ -14,8 +14,8 @@ copy of both folders under `ipcgrasp/`, with every reference to the top-level na
   `logging.getLogger` ("app", f"app.worker.{name}").
 - the `ipcgrasp` console script's object reference (`app.launcher:main`).
 
-The checkout's own ipcgrasp/ folder (`python -m ipcgrasp`, which runs app.launcher) becomes the
-package's __init__ and __main__, rewritten the same way.
+The checkout's own ipcgrasp/ folder (a namespace package holding only __main__.py, so that
+`python -m ipcgrasp` runs app.launcher) gives the package its __main__, rewritten the same way.
 
 Tokens are rewritten in place (tokenize), so line numbers and everything else stay as written;
 the result must still parse (ast), or the build fails. Nothing else (comments, docstrings,
@@ -192,7 +192,11 @@ def write_namespaced_tree(root: Path, out: Path) -> Path:
     modules = module_names(root)
     target = out / NAMESPACE
     target.mkdir(parents=True)
-    # The checkout's ipcgrasp/ (its __init__ and `python -m ipcgrasp`'s __main__), rewritten.
+    (target / "__init__.py").write_text(
+        '"""ipcgrasp, installed: the engine (ipcgrasp.engine) and the desktop app (ipcgrasp.app)."""\n'
+    )
+    # The checkout's ipcgrasp/ (`python -m ipcgrasp`'s __main__), rewritten. It has no
+    # __init__.py there: hatchling would take the folder as the wheel's package.
     for path in sorted((root / NAMESPACE).glob("*.py")):
         text = path.read_text(encoding="utf-8")
         rel = str(path.relative_to(root))
