@@ -11,6 +11,7 @@ import traceback
 from types import TracebackType
 
 from engine import __version__
+from engine.scene.mesh_units import UNIT_SCALE_M
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "path", nargs="?", help="a mesh (OBJ, STL, PLY, OFF, GLB) or a session (.ipcgrasp.json)"
     )
-    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="length unit of the mesh file")
+    p.add_argument("--unit", choices=list(UNIT_SCALE_M), help="length unit of the mesh file")
     p.add_argument(
         "--smoke-test",
         action="store_true",

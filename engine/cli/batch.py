@@ -13,6 +13,7 @@ from engine.analytic.registry import IPC, batch_models, names
 from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S, RecyclePolicy
 from engine.cli.commands import help_of
 from engine.cli.parsing import HelpFormatter
+from engine.cli.scene_args import add_unit_argument
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
@@ -54,7 +55,7 @@ def add_batch_arguments(
     schema.add_arguments(p.add_argument_group("MuJoCo baseline (--models mujoco)"), MujocoParams)
     p.add_argument("--mesh-dir", help="folder of REACH meshes <obj>.obj (default: the JSON's)")
     p.add_argument("--mass", type=float, help="object mass in kg for rows that give none")
-    p.add_argument("--unit", choices=["m", "cm", "mm", "in"], help="unit of CSV mesh files")
+    add_unit_argument(p, "length unit of the CSV's mesh files, for rows without a unit column")
     p.add_argument("--limit", type=int, help="only the first N grasps of the table")
     p.add_argument(
         "--workers", type=int, help="parallel workers (default: all cores; 0: in this process)"
