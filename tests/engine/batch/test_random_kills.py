@@ -24,8 +24,9 @@ the 8 expected), all 'ok', and each row identical to the uninterrupted reference
 same task in every column except NOT_COMPARED (timing, worker and host columns). The reference is
 run once, on the local pool: Ray's rows must be the same.
 
-Runtime on the shared 2-core machine (load ~8, under nice 10): local 166 s (34 s of it the
-reference run), Ray 251 s. What SIGKILL cannot show: a missing fsync (the page cache outlives
+Runtime on the shared 2-core machine with both cores kept busy by two `python3 -c "while True:
+pass"` processes (and other tests running): reference run 20 s, kills and resumes local 157 s,
+Ray 281 s. What SIGKILL cannot show: a missing fsync (the page cache outlives
 the process), and a kill inside a row's write, which polling cannot aim at (the repair of a
 half-written line is tested in test_results_store.py).
 """
