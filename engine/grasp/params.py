@@ -465,15 +465,8 @@ class SimulationParams:
         force = self.squeeze_force_n
         if force is not None and not preset.force_min_n <= force <= preset.force_max_n:
             force = None
-        return replace(
-            self,
-            gripper=preset.name,
-            open_width_m=preset.stroke_m,
-            closing_speed_m_s=preset.closing_speed_m_s,
-            pad=preset.pad,
-            finger_mass_kg=preset.finger_mass_kg,
-            squeeze_force_n=force,
-        ).validate()
+        values = {name: getattr(preset, attribute) for name, attribute in PRESET_FIELDS.items()}
+        return replace(self, gripper=preset.name, squeeze_force_n=force, **values).validate()
 
     @property
     def preset(self) -> GripperPreset:
