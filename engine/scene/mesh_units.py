@@ -40,8 +40,8 @@ def suggest_unit(diagonal: float, units: Iterable[str] = tuple(UNIT_SCALE_M)) ->
 
 
 def size_mm(extents_m: Sequence[float]) -> str:
-    """'66 x 115 x 66 mm' (two significant digits below 10 mm)."""
-    return " x ".join(f"{e * 1e3:.2g}" if e < 0.01 else f"{e * 1e3:.0f}" for e in extents_m) + " mm"
+    """'66 x 115 x 11.5 mm' (three significant digits, whole millimetres from 1 m)."""
+    return " x ".join(f"{e * 1e3:.3g}" if e < 1.0 else f"{e * 1e3:.0f}" for e in extents_m) + " mm"
 
 
 def unit_hint(extents: Sequence[float]) -> tuple[str, str] | None:

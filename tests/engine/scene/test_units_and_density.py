@@ -81,7 +81,7 @@ def test_a_mass_no_object_of_this_size_has_is_refused_with_the_numbers(tmp_path,
         rest_object(small, mass_kg=mass)
     text = str(err.value)
     assert f"a mass of {mass * 1e3:.4g} g in 0.39" in text
-    assert "(the mesh, 6.6 x 6.6 x 12 mm read in mm)" in text
+    assert "(the mesh, 6.6 x 6.6 x 11.5 mm read in mm)" in text
     assert words in text
     assert text.endswith("check the mesh's unit (--unit) and the mass")
     with pytest.raises(ParameterError, match=r"and the density$"):
