@@ -39,9 +39,8 @@ BUILTIN_CUBE_MASS_KG = 0.003
 """Mass of the built-in cube: the 3 cm, 3 g cube of the reference benchmark."""
 
 SUPPORTED_EXTENSIONS = (".obj", ".stl", ".ply", ".off", ".glb")
-# UNIT_SCALE_M, MIN_DIAGONAL_M and MAX_DIAGONAL_M are engine.scene.mesh_units' (imported from
-# here by older code).
-__all__ = ["MAX_DIAGONAL_M", "MIN_DIAGONAL_M", "UNIT_SCALE_M"]
+# UNIT_SCALE_M, MIN_DIAGONAL_M and MAX_DIAGONAL_M are engine.scene.mesh_units' (other modules
+# import them from here too).
 
 _CUBE_SPEC = re.compile(r"cube(?::(.*))?")
 
