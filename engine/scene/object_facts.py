@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import trimesh
 
 from engine import schema
 from engine.errors import ParameterError, literal
@@ -60,6 +61,16 @@ class ObjectFacts:
         mesh = obj.mesh
         x, y, z = (float(v) * 1e3 for v in np.ptp(np.asarray(mesh.vertices), axis=0))
         return cls(mesh.unit or "m", mesh.scale_m, obj.mass_kg, obj.density_kg_m3, x, y, z)
+
+    @classmethod
+    def of_mesh(cls, mesh: ObjectMesh, density_kg_m3: float) -> ObjectFacts:
+        """The facts of `mesh` at a uniform density (its mass from its volume)."""
+        vertices = np.asarray(mesh.vertices, dtype=float)
+        faces = np.asarray(mesh.faces, dtype=np.int64)
+        volume = float(trimesh.triangles.mass_properties(vertices[faces], density=1.0).volume)
+        x, y, z = (float(v) * 1e3 for v in np.ptp(vertices, axis=0))
+        density = float(density_kg_m3)
+        return cls(mesh.unit or "m", mesh.scale_m, density * volume, density, x, y, z)
 
     def columns(self) -> dict[str, object]:
         """The row cells (OBJECT_COLUMNS)."""

@@ -9,7 +9,10 @@ A session is two files side by side (never pickle):
         built-ins), unit (the file unit it was loaded with, or null = metres), stable_pose
         (index, most probable first), density_kg_m3, name, body (which body of a file holding
         several: "K", "all" or "" for the only one; absent in older files) and repair (what
-        loading repaired: {"changes": [one line per change], "body": "K of N" | "all" | ""});
+        loading repaired: {"changes": [one line per change], "body": "K of N" | "all" | ""})
+        and facts (the object as a result row's object_* columns record it: unit, scale_m,
+        mass_kg, density_kg_m3, size_{x,y,z}_mm; engine.scene.object_facts; informational,
+        absent in older files);
     grasp: center [m], axis (unit), approach_angle_rad (resting frame, see engine.grasp.grasp);
     params: every SimulationParams field (SI units; engine.schema declares each field's unit
         and range, and reading checks them; fields a newer version added are ignored with a

@@ -34,6 +34,7 @@ from engine.io.session.files import (
 from engine.io.session.json_values import _encode
 from engine.io.session.reading import MAX_JSON_BYTES
 from engine.io.session.records import FORMAT, TRIAL_STATUSES, VERSION, Session, SessionError
+from engine.scene.object_facts import ObjectFacts
 from engine.version import build_id
 
 
@@ -143,6 +144,14 @@ def _arrays_and_results(session: Session) -> tuple[dict[str, np.ndarray], list[d
     return arrays, results
 
 
+def _object_facts(session: Session) -> dict[str, Any] | None:
+    """The object as a result row records it (ObjectFacts: unit, scale, mass, density, size),
+    for a reader of the JSON alone; None without the embedded mesh."""
+    if session.mesh is None:
+        return None
+    return schema.to_dict(ObjectFacts.of_mesh(session.mesh, session.density_kg_m3))
+
+
 def _document(
     session: Session, results: list[dict], json_path: Path, npz_path: Path
 ) -> dict[str, Any]:
@@ -168,6 +177,7 @@ def _document(
             "name": session.object_name,
             "body": session.object_repair.body_option,
             "repair": session.object_repair.to_dict(),
+            "facts": _object_facts(session),
         },
         "grasp": session.grasp.to_dict(),
         "params": schema.to_dict(session.params),

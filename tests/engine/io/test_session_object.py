@@ -126,3 +126,17 @@ def test_a_trial_without_its_second_energy_array_is_refused(saved):  # noqa: F81
     assert _refusal(json_path) == (
         f"{json_path.name}'s arrays file: t0/energy2 must be (3, 4) finite floats (got nothing)"
     )
+
+
+def test_the_json_records_the_object_as_a_row_does(saved):  # noqa: F811
+    """The session's JSON says the object's unit, scale, mass, density and size as the result
+    rows' object_* columns do: the built-in 3 cm cube at 1000 kg/m^3 is 27 cm^3, 27 g."""
+    import json
+
+    facts = json.loads(saved[0].read_text())["object"]["facts"]
+    assert facts["unit"] == "m" and facts["scale_m"] == 1.0
+    assert facts["density_kg_m3"] == 1000.0
+    assert facts["mass_kg"] == pytest.approx(0.027, rel=1e-9)
+    sizes = [facts[f"size_{a}_mm"] for a in "xyz"]
+    assert sizes == pytest.approx([30.0, 30.0, 30.0], rel=1e-9)
+    assert load_session(saved[0]).density_kg_m3 == 1000.0  # the reader takes the new field
