@@ -14,8 +14,9 @@ copy of both folders under `ipcgrasp/`, with every reference to the top-level na
   `logging.getLogger` ("app", f"app.worker.{name}").
 - the `ipcgrasp` console script's object reference (`app.launcher:main`).
 
-The checkout's own ipcgrasp/ folder (a namespace package holding only __main__.py, so that
-`python -m ipcgrasp` runs app.launcher) gives the package its __main__, rewritten the same way.
+The checkout's own ipcgrasp/ folder gives the package its __main__ (so that `python -m ipcgrasp`
+runs app.launcher), rewritten the same way; its __init__.py, which makes `ipcgrasp.engine` and
+`ipcgrasp.app` name the checkout's packages, is not shipped (the wheel gets its own).
 
 Tokens are rewritten in place (tokenize), so line numbers and everything else stay as written;
 the result must still parse (ast), or the build fails. Nothing else (comments, docstrings,
@@ -195,9 +196,11 @@ def write_namespaced_tree(root: Path, out: Path) -> Path:
     (target / "__init__.py").write_text(
         '"""ipcgrasp, installed: the engine (ipcgrasp.engine) and the desktop app (ipcgrasp.app)."""\n'
     )
-    # The checkout's ipcgrasp/ (`python -m ipcgrasp`'s __main__), rewritten. It has no
-    # __init__.py there: hatchling would take the folder as the wheel's package.
+    # The checkout's ipcgrasp/ (`python -m ipcgrasp`'s __main__), rewritten; not its
+    # __init__.py, which aliases ipcgrasp.engine/.app to the checkout's top-level packages.
     for path in sorted((root / NAMESPACE).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
         text = path.read_text(encoding="utf-8")
         rel = str(path.relative_to(root))
         (target / path.name).write_text(rewrite_source(text, modules, rel), encoding="utf-8")

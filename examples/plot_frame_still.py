@@ -10,14 +10,13 @@ trial.
 
 import matplotlib.pyplot as plt
 import numpy as np
+from ipcgrasp.engine.analytic.ranking import default_grasp_for
+from ipcgrasp.engine.grasp.params import SimulationParams
+from ipcgrasp.engine.grasp.simulation import build_pad
+from ipcgrasp.engine.grasp.trials import TrialSpec, plan_trials, run_trial
+from ipcgrasp.engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
+from ipcgrasp.engine.scene.resting import rest_object
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
-
-from engine.analytic.ranking import default_grasp_for
-from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import build_pad
-from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
-from engine.scene.resting import rest_object
 
 cube = rest_object(builtin_cube(0.03), mass_kg=BUILTIN_CUBE_MASS_KG)
 params = SimulationParams.for_gripper("yumi")

@@ -14,14 +14,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import trimesh
-
-from engine.analytic.ranking import default_grasp_for
-from engine.grasp.params import SimulationParams
-from engine.grasp.simulation import build_pad
-from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-from engine.io.frames_npz import frames_from_arrays, load_frames, save_frames
-from engine.scene.object_mesh import ObjectMesh
-from engine.scene.resting import rest_object
+from ipcgrasp.engine.analytic.ranking import default_grasp_for
+from ipcgrasp.engine.grasp.params import SimulationParams
+from ipcgrasp.engine.grasp.simulation import build_pad
+from ipcgrasp.engine.grasp.trials import TrialSpec, plan_trials, run_trial
+from ipcgrasp.engine.io.frames_npz import frames_from_arrays, load_frames, save_frames
+from ipcgrasp.engine.scene.object_mesh import ObjectMesh
+from ipcgrasp.engine.scene.resting import rest_object
 
 # %%
 # Write a frames file

@@ -8,12 +8,11 @@ The squeeze-lift procedure on the built-in 3 cm cube with the default gripper (t
 """
 
 import matplotlib.pyplot as plt
-
-from engine.analytic.ranking import default_grasp_for
-from engine.grasp.params import SimulationParams
-from engine.grasp.trials import TrialSpec, plan_trials, run_trial
-from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
-from engine.scene.resting import rest_object
+from ipcgrasp.engine.analytic.ranking import default_grasp_for
+from ipcgrasp.engine.grasp.params import SimulationParams
+from ipcgrasp.engine.grasp.trials import TrialSpec, plan_trials, run_trial
+from ipcgrasp.engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
+from ipcgrasp.engine.scene.resting import rest_object
 
 # %%
 # The object and the grasp

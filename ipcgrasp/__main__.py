@@ -1,10 +1,9 @@
 """`python -m ipcgrasp [COMMAND ...]`: the same as the `ipcgrasp` console script (the desktop
 app, or an engine command such as `python -m ipcgrasp simulate --object cube`).
 
-In a checkout, ipcgrasp/ holds only this file (no __init__.py: hatchling would ship the folder
-as the wheel's package), and the engine and the app are the top-level `engine` and `app`; the
-wheel installs them as ipcgrasp.engine and ipcgrasp.app, with this file rewritten by
-hatch_build.py.
+In a checkout the engine and the app are the top-level `engine` and `app` (ipcgrasp/__init__.py
+makes `ipcgrasp.engine` and `ipcgrasp.app` name them too); the wheel installs them as
+ipcgrasp.engine and ipcgrasp.app, with this file rewritten by hatch_build.py.
 """
 
 from __future__ import annotations

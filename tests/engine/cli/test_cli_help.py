@@ -106,3 +106,22 @@ def test_python_dash_m_ipcgrasp_runs_the_command_from_the_checkout(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("usage: ipcgrasp") and "    gui " in out.stdout
+
+
+def test_the_wheels_import_path_works_in_the_checkout(tmp_path):
+    """`ipcgrasp.engine.*` (the installed wheel's import path) names the checkout's `engine.*`:
+    the same module objects, so a class imported either way is one class."""
+    code = (
+        "from ipcgrasp.engine.grasp.params import SimulationParams as A\n"
+        "from engine.grasp.params import SimulationParams as B\n"
+        "import ipcgrasp.app.model, app.model, ipcgrasp.engine.schema as s, engine.schema\n"
+        "assert A is B and ipcgrasp.app.model is app.model and s is engine.schema\n"
+        "assert A(gripper='franka_hand').open_width_m == 0.08\n"
+        "print('ok')\n"
+    )
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
