@@ -61,7 +61,7 @@ def build_menus(w: Any) -> None:
     w.save_action = action(
         "&Save session", w.sessions.save, key_seq.Save, "Save the session (JSON + arrays)"
     )
-    w.save_as_action = action("Save session &as…", w.sessions.save_as, key_seq.SaveAs)
+    w.save_as_action = action("Save session &as…", lambda: w.sessions.save_as(), key_seq.SaveAs)
     ex = w.exports
     w.export_csv_action = action(
         "Export results &CSV…", ex.export_csv_dialog, None,

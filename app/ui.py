@@ -90,6 +90,29 @@ class Feedback:
         box.deleteLater()
         return answer, remember
 
+    def ask_replace_saved_run(self, file_name: str, n_saved: int, n_current: int) -> Button:
+        """Ctrl+S when the session file holds an earlier run than the one shown (a session holds
+        one run): Save (as a new file, the default), Yes (replace the earlier run) or Cancel."""
+        box = QMessageBox(self.parent)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Replace the saved run?")
+
+        def trials(n: int) -> str:
+            return f"{n} trial{'s' if n != 1 else ''}"
+
+        box.setText(
+            f"{file_name} holds an earlier run ({trials(n_saved)}) that you saved. A session "
+            f"holds one run: saving this run ({trials(n_current)}) there replaces it."
+        )
+        box.setInformativeText("Save this run as a new session file instead?")
+        box.setStandardButtons(Button.Save | Button.Yes | Button.Cancel)
+        box.setDefaultButton(Button.Save)
+        box.button(Button.Save).setText("Save as new file…")
+        box.button(Button.Yes).setText("Replace the earlier run")
+        answer = self.ask(box)
+        box.deleteLater()
+        return answer
+
     def choose_unit(
         self, file_name: str, choices: list[tuple[str, str]], suggested: str, note: str = ""
     ) -> str | None:

@@ -49,12 +49,26 @@ class SessionController:
             return False
         if d.path is None:
             return self.save_as()
+        if d.replaces_saved_run():
+            # A session holds one run: never drop the run saved there without asking.
+            assert d.saved_run is not None
+            n_current = 0 if d.run is None else len(d.run.trials)
+            answer = self.ui.ask_replace_saved_run(
+                Path(d.path).name, len(d.saved_run.trials), n_current
+            )
+            if answer == Button.Cancel:
+                self.ui.status("not saved: the session file keeps its earlier run")
+                return False
+            if answer != Button.Yes:
+                return self.save_as(_unused_session_name(Path(d.path)))
         return self.save_session(d.path)
 
-    def save_as(self) -> bool:
-        """Ask for a file name and save there."""
+    def save_as(self, proposed: str | None = None) -> bool:
+        """Ask for a file name (proposing `proposed`, else one from the object or the session
+        file) and save there."""
         d = self.model.doc
-        proposed = "" if d is None else d.suggested_path(SESSION_SUFFIX)
+        if proposed is None:
+            proposed = "" if d is None else d.suggested_path(SESSION_SUFFIX)
         path = self.ui.save_path("Save session", SESSION_FILTER, SESSION_SUFFIX, proposed)
         return self.save_session(path) if path else False
 
@@ -116,3 +130,13 @@ class SessionController:
         if remember:
             self.set_ask_replace(False)  # saves the preference
         return True
+
+
+def _unused_session_name(path: Path) -> str:
+    """A session file name next to `path` that no file uses: study.ipcgrasp.json ->
+    study_2.ipcgrasp.json (or _3, ...)."""
+    stem = path.name.split(SESSION_SUFFIX)[0] if path.name.endswith(SESSION_SUFFIX) else path.stem
+    k = 2
+    while (path.parent / f"{stem}_{k}{SESSION_SUFFIX}").exists():
+        k += 1
+    return str(path.parent / f"{stem}_{k}{SESSION_SUFFIX}")

@@ -164,6 +164,7 @@ class AppModel:
             return
         self.doc.path = path
         self.doc.dirty = False
+        self.doc.saved_run = self.doc.run
         self.saved.emit(path)
 
     @property

@@ -65,6 +65,9 @@ class Document:
     run: Run | None = None
     path: Path | None = None  # the session file, once saved or opened
     dirty: bool = False  # results not yet saved
+    # The run the session file at `path` holds (None: none, or no results): Ctrl+S asks before
+    # a later run replaces it there (a session holds one run).
+    saved_run: Run | None = None
     version: int = 0  # bumps whenever the object changes (cache key for workers)
 
     @classmethod
@@ -145,6 +148,17 @@ class Document:
         self.dirty = True
         return self.run
 
+    def replaces_saved_run(self) -> bool:
+        """Whether saving to `path` would replace a run with results that the file holds by
+        another run (or by none): a session holds one run."""
+        saved = self.saved_run
+        return (
+            self.path is not None
+            and saved is not None
+            and saved is not self.run
+            and any(r.frames or r.result is not None for r in saved.trials.values())
+        )
+
     def to_session(self, extras: dict | None = None) -> Session:
         """The document as a session (the run's inputs when there is a run)."""
         trials = [] if self.run is None else [self.run.trials[k] for k in sorted(self.run.trials)]
@@ -186,6 +200,7 @@ class Document:
             run = Run(1, session.grasp, session.params, session.spec, obj=obj)
             run.trials = {r.trial: r for r in session.trials}
             doc.run = run
+            doc.saved_run = run
         doc.path = path
         return doc
 

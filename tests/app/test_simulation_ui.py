@@ -140,9 +140,12 @@ def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs,
     assert window.runs.start_simulation(max_frames=3)  # results were saved: no question
     assert dialogs.kinds() == ["ask"]
     _wait_done(qtbot, window)
-    dialogs.answers = [sb.Save]
+    # The file holds the first run, saved on purpose: saving asks before replacing it there
+    # (issue 39 point 8, tests/app/test_save_keeps_runs.py); "Replace the earlier run".
+    dialogs.answers = [sb.Save, sb.Yes]
     assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
+    assert dialogs.kinds() == ["ask", "ask", "ask"]
     saved = load_session(tmp_path / "study")
     assert len(saved.trials[0].frames) == 3  # the run the new one replaced
     # "Don't ask again" is remembered.
