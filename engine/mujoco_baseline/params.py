@@ -22,10 +22,12 @@ class MujocoParams:
     """MuJoCo's own settings (the contact stiffness itself is derived, not set)."""
 
     time_step_s: float = param(
-        5e-4,
+        1e-3,
         unit="s",
         help="MuJoCo time step; the contact time constant is twice it (MuJoCo's stability floor), "
-        "so a smaller step reaches stiffer pads",
+        "so a smaller step reaches stiffer pads (MuJoCo's contact at 1 ms, a 2 ms time "
+        "constant: 22 of the REACH cube's 25 grasps agree with the robot; 20 at 0.5 ms, 13 at "
+        "2 ms)",
         low=1e-5,
         high=0.01,
         flag="--mj-time-step",
@@ -43,7 +45,7 @@ class MujocoParams:
         group="mujoco",
     )
     contact_model: str = param(
-        "pad",
+        "mujoco",
         unit="",
         help="pad-object contact: 'pad', the impedance derived from the pad's E A / t "
         "(engine/mujoco_baseline/contact.py); 'mujoco', MuJoCo's own soft contact (impedance "

@@ -38,6 +38,9 @@ def test_mujoco_tasks_pair_with_ipc_trials_and_evaluate_reduces_them_like_ipc():
     assert all(r["status"] == "ok" for r in rows), [r["error"] for r in rows]
     for row in rows:
         assert row["perturbation_dx"] != ""  # the planned offset, as IPC rows record it
+    lifted = [r for r in rows if r["success"] is True]
+    assert lifted  # the physical grasp 0 lifts in 5 of 5
+    for row in lifted:  # a lifted trial held the squeeze force, 20 N per pad
         assert float(row["grip_force_1"]) == pytest.approx(20.0, rel=0.03)  # type: ignore[arg-type]
     text_rows = [{k: str(v) for k, v in r.items()} for r in rows]
     (pred,) = predictions_from_rows(text_rows)
