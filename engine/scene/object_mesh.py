@@ -23,6 +23,7 @@ import trimesh
 
 from engine.errors import MeshError, ParameterError, literal
 from engine.scene.mesh_bodies import parse_body
+from engine.scene.mesh_intersections import check_self_intersections
 from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, repair_mesh
 from engine.scene.mesh_units import (
     MAX_DIAGONAL_M,
@@ -39,6 +40,9 @@ BUILTIN_CUBE_MASS_KG = 0.003
 """Mass of the built-in cube: the 3 cm, 3 g cube of the reference benchmark."""
 
 SUPPORTED_EXTENSIONS = (".obj", ".stl", ".ply", ".off", ".glb")
+
+MAX_MESH_FILE_BYTES = 512 * 1024**2
+"""Largest mesh file read (an OBJ of about 8 million triangles); checked before reading."""
 # UNIT_SCALE_M, MIN_DIAGONAL_M and MAX_DIAGONAL_M are engine.scene.mesh_units' (other modules
 # import them from here too).
 
@@ -155,6 +159,57 @@ def _read_trimesh(path: Path, data: bytes) -> trimesh.Trimesh:
     return loaded
 
 
+def solid_from_arrays(
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    where: str,
+    unit: str | None = None,
+    body: str | int | None = None,
+    indexed: bool = True,
+) -> tuple[np.ndarray, np.ndarray, MeshRepair]:
+    """The checks and repair every object mesh goes through, from a file or embedded in a
+    session: x, y, z coordinates, finite, scaled by `unit`, a graspable size, repaired
+    (engine.scene.mesh_repair) and not crossing itself (engine.scene.mesh_intersections).
+    Returns the solid's vertices (metres) and faces and what the repair changed; MeshError
+    names `where` and the fix."""
+    scale = _unit_scale(unit)
+    shape = np.shape(vertices)
+    if len(shape) != 2 or shape[1] != 3:
+        raise MeshError(
+            f"{where} has no usable vertices (they have {shape[-1] if shape else 0} coordinates, "
+            "not x, y, z): repair or re-export it"
+        )
+    points = np.array(vertices, dtype=np.float64)
+    if not np.all(np.isfinite(points)):
+        raise MeshError(f"{where} has NaN or infinite vertex coordinates: repair or re-export it")
+    triangles = np.asarray(faces)
+    if (
+        triangles.ndim != 2
+        or triangles.shape[1] != 3
+        or len(triangles) == 0
+        or triangles.dtype.kind not in "iu"
+    ):
+        raise MeshError(
+            f"{where} has no usable triangles (faces of shape {triangles.shape}, type "
+            f"{triangles.dtype}): repair or re-export it"
+        )
+    if triangles.min() < 0 or triangles.max() >= len(points):
+        bad = int(np.flatnonzero(((triangles < 0) | (triangles >= len(points))).any(axis=1))[0])
+        raise MeshError(
+            f"{where}: face {bad} uses vertex {literal(str(triangles[bad].tolist()))} but the "
+            f"mesh has {len(points)} vertices (0 to {len(points) - 1}): the file is damaged or "
+            "cut short; re-export it"
+        )
+    if scale is not None:
+        points *= scale
+    _check_size(np.ptp(points[np.unique(triangles)], axis=0), where, unit)
+    solid, triangles, repair = repair_mesh(
+        points, triangles, where=where, body=body, indexed=indexed
+    )
+    check_self_intersections(solid, triangles, where)
+    return solid, triangles, repair
+
+
 def load_object_mesh(
     path: str | os.PathLike, unit: str | None = None, body: str | int | None = None
 ) -> ObjectMesh:
@@ -167,7 +222,7 @@ def load_object_mesh(
     "all"; None refuses them). Raises MeshError for files that cannot be used as a rigid object
     and ParameterError for an unknown unit or body.
     """
-    scale = _unit_scale(unit)
+    _unit_scale(unit)
     parse_body(body)
     text = os.fspath(path)
     if "\0" in str(text) or len(str(text)) > 4096:
@@ -190,29 +245,20 @@ def load_object_mesh(
             "use OBJ, STL, PLY, OFF or GLB (convert it e.g. in MeshLab or Blender)"
         )
     try:
+        size = path.stat().st_size
+        if size > MAX_MESH_FILE_BYTES:
+            raise MeshError(
+                f"{path} is {size / 1024**2:.0f} MiB, over the "
+                f"{MAX_MESH_FILE_BYTES / 1024**2:.0f} MiB a mesh file may have: simplify the "
+                "mesh (e.g. MeshLab's Quadric Edge Collapse Decimation) or export only the part "
+                "to grasp"
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise MeshError(f"cannot read {path} ({exc.strerror}): check its permissions") from exc
     mesh = _read_trimesh(path, data)
-
-    shape = np.shape(mesh.vertices)
-    if len(shape) != 2 or shape[1] != 3:
-        raise MeshError(
-            f"{path} has no usable vertices (they have {shape[-1] if shape else 0} coordinates, "
-            "not x, y, z): repair or re-export it"
-        )
-    if not np.all(np.isfinite(mesh.vertices)):
-        raise MeshError(f"{path} has NaN or infinite vertex coordinates: repair or re-export it")
-    if scale is not None:
-        mesh.apply_scale(scale)
-    _check_size(np.asarray(mesh.extents, dtype=np.float64), str(path), unit)
-
-    vertices, faces, repair = repair_mesh(
-        np.asarray(mesh.vertices),
-        np.asarray(mesh.faces),
-        where=str(path),
-        body=body,
-        indexed=ext != ".stl",
+    vertices, faces, repair = solid_from_arrays(
+        mesh.vertices, mesh.faces, str(path), unit, body, indexed=ext != ".stl"
     )
     if repair.changed:
         log.info("%s: repaired on load: %s", path, repair.summary())

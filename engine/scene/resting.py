@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import trimesh
 
-from engine.errors import ParameterError
+from engine.errors import MeshError, ParameterError, literal
 from engine.scene.object_facts import check_density
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh
 
@@ -53,20 +53,71 @@ def _frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     return out
 
 
+MAX_HULL_FACES = 20_000
+"""Most convex-hull faces the stable-pose analysis takes (its graph costs ~0.2 ms a face)."""
+
+MAX_POSE_WORK = 4_000_000
+"""Most hull faces x faces the object can rest on (trimesh places each resting face's hull:
+about 0.4 us per product, so 1.5 s; a 20k-face ball is 1.3e8, 27 s). The real meshes of
+docs/real_meshes.md stay below 1.6e5."""
+
+
 def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
     """Stable resting poses of `mesh` on a plane, most probable first (probabilities sum to 1).
 
     Uses trimesh's toppling analysis on the convex hull with the exact centre of mass
-    (sigma=0, one sample), so the result is deterministic.
+    (sigma=0, one sample), so the result is deterministic. MeshError when the centre of mass is
+    not inside the hull (trimesh would loop for ever) or the analysis would exceed its budget
+    (MAX_HULL_FACES, MAX_POSE_WORK), naming the fix.
     """
+    tm = mesh.to_trimesh()
+    center = np.asarray(tm.center_mass, dtype=np.float64)
+    hull = tm.convex_hull
+    where = mesh.source if not mesh.source.startswith("builtin:") else mesh.name
+    inside = np.einsum("ij,ij->i", center - hull.triangles_center, hull.face_normals) < 0
+    if not (np.all(np.isfinite(center)) and np.all(inside)):
+        raise MeshError(
+            f"{literal(where)}: its centre of mass lies outside its convex hull, so its surface "
+            "crosses itself or its faces disagree about inside and outside; no pose can rest it "
+            "on a table. Repair the mesh (e.g. MeshLab: Filters > Cleaning and Repairing) or "
+            "re-export it"
+        )
+    resting = _resting_faces(hull, center)
+    hull_faces = len(hull.faces)
+    if hull_faces > MAX_HULL_FACES or hull_faces * resting > MAX_POSE_WORK:
+        target = min(MAX_HULL_FACES, int(math.sqrt(MAX_POSE_WORK)))
+        raise MeshError(
+            f"{literal(where)}: its convex hull has {hull_faces} faces, {resting} of them faces "
+            f"it can rest on (a finely tessellated, nearly round object); finding its stable "
+            f"poses would take about {_pose_seconds(hull_faces, resting):.0f} s, over this "
+            f"step's budget (at most {MAX_HULL_FACES} hull faces and {MAX_POSE_WORK:.0e} hull "
+            "faces x resting faces). Simplify the mesh to about "
+            f"{target} faces (e.g. MeshLab: Filters > Remeshing > Quadric Edge Collapse "
+            "Decimation) and load it again"
+        )
     transforms, probabilities = trimesh.poses.compute_stable_poses(
-        mesh.to_trimesh(), sigma=0.0, n_samples=1, seed=0
+        tm, center_mass=center, sigma=0.0, n_samples=1, seed=0
     )
     order = np.argsort(-np.asarray(probabilities), kind="stable")
     return [
         StablePose(transform=_frozen(transforms[i]), probability=float(probabilities[i]))
         for i in order
     ]
+
+
+def _resting_faces(hull: trimesh.Trimesh, center: np.ndarray) -> int:
+    """How many hull faces the centre of mass projects into (trimesh's stable faces)."""
+    normals = np.asarray(hull.face_normals)
+    triangles = np.asarray(hull.triangles)
+    depth = np.einsum("ij,ij->i", normals, center - triangles[:, 0])
+    projected = center - depth[:, None] * normals
+    bary = trimesh.triangles.points_to_barycentric(triangles, projected)
+    return int(np.count_nonzero(~np.any(bary < 0, axis=1)))
+
+
+def _pose_seconds(hull_faces: int, resting: int) -> float:
+    """Measured cost of trimesh's analysis on this machine's kind (2 cores, no load)."""
+    return 2e-4 * hull_faces + 4e-7 * hull_faces * resting
 
 
 def _check_mass_inputs(mass_kg: float | None, density_kg_m3: float | None) -> None:

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.errors import MeshError, ParameterError
 from engine.grasp.frames import Frame
 from engine.io.npz_read import MAX_FILE_BYTES, NpzError, read_npz
 from engine.io.session.files import file_sha256
 from engine.io.session.json_values import _HEX64
 from engine.io.session.records import Session, SessionError
-from engine.scene.object_mesh import ObjectMesh
+from engine.scene.mesh_repair import MeshRepair
+from engine.scene.object_mesh import ObjectMesh, solid_from_arrays
 
 
 def _load_arrays(doc: dict, json_path: Path) -> dict[str, np.ndarray]:
@@ -85,23 +87,30 @@ def _embedded_mesh(arrays: dict[str, np.ndarray], session: Session, json_path: P
             f"{npz}: object_faces has shape {f.shape} and type {f.dtype}; expected (m, 3) "
             "integers with m >= 4"
         )
-    v = v.astype(np.float64)
-    if not np.all(np.isfinite(v)):
-        raise SessionError(f"{npz}: object_vertices holds NaN or infinite values")
     if f.min() < 0 or f.max() >= len(v):
         raise SessionError(
             f"{npz}: object_faces index vertices outside 0..{len(v) - 1}; the file is damaged"
         )
-    f = f.astype(np.int64)
-    for a in (v, f):
+    body = "all" if session.object_repair.body == "all" else None
+    try:
+        # The same checks and repair as a mesh file (it is in metres already).
+        vertices, faces, repair = solid_from_arrays(v, f, f"the mesh embedded in {npz}", None, body)
+    except (MeshError, ParameterError) as exc:
+        raise SessionError(str(exc)) from exc
+    if repair.changed:
+        repair = MeshRepair(session.object_repair.changes + repair.changes, repair.body)
+    else:
+        repair = session.object_repair
+    faces = faces.astype(np.int64)
+    for a in (vertices, faces):
         a.flags.writeable = False
     return ObjectMesh(
-        vertices=v,
-        faces=f,
+        vertices=vertices,
+        faces=faces,
         name=session.object_name or "object",
         source=session.object_source,
         sha256=session.object_sha256,
-        repair=session.object_repair,
+        repair=repair,
     )
 
 

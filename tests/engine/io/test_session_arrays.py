@@ -53,7 +53,7 @@ def test_a_tetrahedron_is_the_smallest_embedded_mesh(saved):  # noqa: F811
     json_path, npz_path = saved
 
     def tetra(a):
-        a.update(object_vertices=TETRA_V.astype(np.int64) + 1, object_faces=TETRA_F)
+        a.update(object_vertices=TETRA_V.astype(np.float32), object_faces=TETRA_F)
 
     rewrite_npz(json_path, npz_path, tetra)
     mesh = load_session(json_path).mesh

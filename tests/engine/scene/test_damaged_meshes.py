@@ -1,0 +1,91 @@
+"""Small damaged meshes cannot hang a command (issue 42, point 3).
+
+A cube OBJ with one `v` line duplicated points its faces at the wrong corners: the surface
+crosses itself and its centre of mass lies outside its convex hull, where trimesh's stable-pose
+search looped for ever. Such meshes are refused at load with where they cross; the stable-pose
+step refuses a centre of mass outside the hull and work over its budget, naming the fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from engine.errors import MeshError
+from engine.scene import resting
+from engine.scene.object_mesh import ObjectMesh, builtin_cube, load_object_mesh
+
+CUBE_V = [(x, y, z) for x in (-0.015, 0.015) for y in (-0.015, 0.015) for z in (-0.015, 0.015)]
+CUBE_F = ["1 2 4", "1 4 3", "5 7 8", "5 8 6", "1 5 6", "1 6 2",
+          "3 4 8", "3 8 7", "1 3 7", "1 7 5", "2 6 8", "2 8 4"]  # fmt: skip
+
+
+def _obj(path, vertices):
+    lines = [f"v {x} {y} {z}" for x, y, z in vertices] + [f"f {f}" for f in CUBE_F]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("copied", [0, 4])
+def test_a_duplicated_v_line_is_refused_with_where_it_crosses(tmp_path, copied):
+    """Measured before the fix: both loaded (7 vertices, 10 faces) and stable_poses never
+    returned."""
+    vertices = CUBE_V[: copied + 1] + CUBE_V[copied:]
+    path = _obj(tmp_path / "cube.obj", vertices)
+    with pytest.raises(MeshError, match="intersects itself") as err:
+        load_object_mesh(path)
+    text = str(err.value)
+    assert str(path) in text and " mm in the file's frame" in text and "Repair the mesh" in text
+
+
+def test_the_clean_cube_file_still_loads(tmp_path):
+    mesh = load_object_mesh(_obj(tmp_path / "cube.obj", CUBE_V))
+    assert len(mesh.faces) == 12 and len(resting.stable_poses(mesh)) == 6
+
+
+def _unchecked(vertices, faces) -> ObjectMesh:
+    """A mesh that did not go through the loader (e.g. built by a caller)."""
+    return ObjectMesh(
+        np.asarray(vertices, float), np.asarray(faces, np.int64), "bad", "/x/bad.obj", None
+    )
+
+
+def test_a_centre_of_mass_outside_the_hull_is_refused_not_looped_on():
+    """The loader's repair of the duplicated-line cube: trimesh's compute_stable_poses
+    loops for ever on it (its rejection sampling never finds the centre of mass inside)."""
+    vertices = CUBE_V[:1] + CUBE_V
+    faces = [[int(i) - 1 for i in f.split()] for f in CUBE_F]
+    with pytest.raises(MeshError, match="centre of mass lies outside its convex hull"):
+        resting.stable_poses(_unchecked(vertices, faces))
+
+
+def test_a_finely_tessellated_ball_is_refused_in_budget():
+    """A 20k-face ball took 33 s in trimesh (80k faces over 5 minutes); refused before the
+    analysis with the hull's counts and the fix."""
+    ball = trimesh.creation.icosphere(subdivisions=5, radius=0.03)
+    with pytest.raises(MeshError, match="Simplify the mesh to about 2000 faces") as err:
+        resting.stable_poses(_unchecked(ball.vertices, ball.faces))
+    assert "convex hull has 20480 faces, 20480 of them faces it can rest on" in str(err.value)
+
+
+def test_the_budget_keeps_real_objects(monkeypatch):
+    """A cube:386 (386 hull faces x 6 x ~64 resting faces) is far inside the budget; with the
+    budget just below its work it is refused."""
+    mesh = builtin_cube(target_vertices=386)
+    assert len(resting.stable_poses(mesh)) == 6
+    monkeypatch.setattr(resting, "MAX_POSE_WORK", 10)
+    with pytest.raises(MeshError, match="over this step's budget"):
+        resting.stable_poses(mesh)
+
+
+def test_a_ply_face_index_out_of_range_is_a_clear_error(tmp_path):
+    """Issue 42 point 10: was an IndexError traceback from the repair."""
+    path = tmp_path / "tet.ply"
+    path.write_text(
+        "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+        "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n"
+        "0 0 0\n0.03 0 0\n0 0.03 0\n0 0 0.03\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 99\n"
+    )
+    with pytest.raises(MeshError, match=r"face 3 uses vertex \[1, 2, 99\] but the mesh has 4"):
+        load_object_mesh(path)
