@@ -1,7 +1,8 @@
 """Where an open gripper may start: the checks a grasp pose must pass before any simulation.
 
 The open jaws must clear the ground and the object (or, with `auto_open_m`, open further until
-they clear it, as IPC-GraspSim does), and closing them must bring a pad onto the object. The
+they clear it, as IPC-GraspSim does), and closing them must bring both pads onto the object,
+the closing line through their centres crossing it. The
 IPC simulation (engine.grasp.simulation), `check_grasp` (engine.grasp.trials: the app's and the
 CLI's validity check, which builds no simulation) and the MuJoCo baseline share these.
 """
@@ -22,7 +23,7 @@ from engine.gripper.pad_geometry import PadMesh, PadOutline
 from engine.gripper.presets import GRIPPERS
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.collision_layout import OBJECT_OWNER, PAD_OWNER, CollisionLayout
-from engine.scene.mesh_rays import any_ray_hits, points_inside
+from engine.scene.mesh_rays import first_hits, points_inside
 from engine.scene.resting import RestingObject
 
 L = TypeVar("L", bound=CollisionLayout)
@@ -154,21 +155,60 @@ def pad_face_points(outline: PadOutline, grid: tuple[int, int] = PAD_RAY_GRID) -
     return pts[inside_polygon(pts, polygon)]
 
 
-def check_jaws_close_on_object(
-    obj: RestingObject, jaw: JawPlacement, outline: PadOutline, open_width_m: float
+# A pad's first touch: the rays that meet the object within this much of the first one.
+FIRST_TOUCH_M = 5e-4
+# A first touch on a surface sloped more than the friction cone's half-angle plus this (for a
+# faceted curved surface) squeezes the object out sideways instead of gripping it.
+SLOPE_SLACK_DEG = 10.0
+
+
+def check_pads_close_on_object(
+    obj: RestingObject,
+    jaws: tuple[JawPlacement, JawPlacement],
+    outline: PadOutline,
+    open_width_m: float,
+    mu: float,
 ) -> None:
-    """GraspError when no ray from the jaw's contact face along its closing direction meets the
-    object within the opening: closing would not touch it."""
+    """GraspError, naming the pad and the fix, when closing the jaws would not grip the object:
+    a pad's closing sweep (its contact face moving towards the grasp centre, where the jaws
+    meet after half the opening) meets no surface of the object, or meets it first only where
+    the surface slopes away from the pad beyond the friction cone (atan mu, plus
+    SLOPE_SLACK_DEG), so closing would squeeze the object out sideways: a grasp between two
+    separate parts of an object, whose pads reach them with their rims only."""
     pts = pad_face_points(outline)
-    origins = jaw.to_world(np.column_stack([pts, np.zeros(len(pts))]))
-    normal = np.asarray(jaw.normal, dtype=float)
-    if any_ray_hits(origins, normal, obj.vertices, obj.faces, open_width_m):
-        return
-    raise GraspError(
-        "the grasp misses the object: closing the jaws would not touch it. Move the grasp "
-        "centre onto the object (resting-frame bounds "
-        f"{np.round(obj.vertices.min(0) * 1e3, 1).tolist()} .. "
-        f"{np.round(obj.vertices.max(0) * 1e3, 1).tolist()} mm)"
+    face = np.column_stack([pts, np.zeros(len(pts))])
+    tris = np.asarray(obj.vertices, dtype=float)[np.asarray(obj.faces)]
+    normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
+    limit = math.degrees(math.atan(mu)) + SLOPE_SLACK_DEG
+    for k, jaw in enumerate(jaws):
+        closing = np.asarray(jaw.normal, dtype=float)
+        dist, tri = first_hits(
+            jaw.to_world(face), closing, obj.vertices, obj.faces, 0.5 * open_width_m
+        )
+        if not np.isfinite(dist).any():
+            raise GraspError(
+                f"the grasp misses the object: pad {k + 1} would close on nothing (its sweep "
+                "towards the grasp centre meets no surface of the object before the jaws "
+                f"meet). Move the grasp centre onto the object ({_bounds_text(obj)}), e.g. "
+                "right-click a point on it"
+            )
+        first = tri[dist <= dist.min() + FIRST_TOUCH_M]
+        slope = math.degrees(math.acos(min(1.0, float(np.abs(normals[first] @ closing).max()))))
+        if slope > limit:
+            raise GraspError(
+                f"pad {k + 1} would touch the object only with its rim, where the surface "
+                f"slopes {slope:.0f} deg from the pad (friction at mu {mu:g} holds up to "
+                f"{limit:.0f} deg): closing would squeeze it out sideways. The grasp's closing "
+                "line passes through empty space; move the grasp centre onto the object "
+                f"({_bounds_text(obj)}), e.g. right-click a point on it"
+            )
+
+
+def _bounds_text(obj: RestingObject) -> str:
+    return (
+        f"resting-frame bounds {np.round(obj.vertices.min(0) * 1e3, 1).tolist()} .. "
+        f"{np.round(obj.vertices.max(0) * 1e3, 1).tolist()} mm"
     )
 
 

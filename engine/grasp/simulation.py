@@ -33,7 +33,7 @@ from engine.grasp.lift import lift
 from engine.grasp.pad_force_limit import PadForceLimit
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import (
-    check_jaws_close_on_object,
+    check_pads_close_on_object,
     layout_builder,
     place_open_jaws,
 )
@@ -118,7 +118,7 @@ class GraspSimulation:
         )
         self.open_width_m = placed.open_width_m
         self.normals = placed.normals
-        check_jaws_close_on_object(obj, placed.jaws[0], self.pad.outline, self.open_width_m)
+        check_pads_close_on_object(obj, placed.jaws, self.pad.outline, self.open_width_m, params.mu)
         self.result = TrialResult(trial=trial, success=False, reason="not run")
         self.result.perturbation = dict(perturbation or {})
         self._frame_index = 0

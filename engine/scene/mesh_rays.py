@@ -125,3 +125,42 @@ def _crossings(origins: np.ndarray, d: np.ndarray, tris: np.ndarray) -> np.ndarr
             if _distance(origins[i], d, a, e1, e2, p, inv) > 0.0:
                 count[i] += 1
     return count
+
+
+def first_hits(
+    origins: np.ndarray,
+    direction: np.ndarray,
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    reach_m: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) distance along the unit `direction` at which each ray from `origins` (n, 3) first
+    meets the mesh within [0, reach_m] (inf where it meets none), and (n,) the triangle met
+    (-1 where none)."""
+    v = np.ascontiguousarray(vertices, dtype=np.float64)
+    tris = np.ascontiguousarray(v[np.asarray(faces, dtype=np.int64)])
+    dist, tri = _first_hits(
+        np.ascontiguousarray(origins, dtype=np.float64),
+        np.ascontiguousarray(direction, dtype=np.float64),
+        tris,
+        float(reach_m),
+    )
+    return np.asarray(dist), np.asarray(tri)
+
+
+@njit(cache=True)
+def _first_hits(
+    origins: np.ndarray, d: np.ndarray, tris: np.ndarray, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    dist = np.full(len(origins), np.inf)
+    tri = np.full(len(origins), -1, dtype=np.int64)
+    for k in range(len(tris)):
+        a, e1, e2, p, inv = _triangle(tris[k], d)
+        if inv == 0.0:
+            continue
+        for i in range(len(origins)):
+            t = _distance(origins[i], d, a, e1, e2, p, inv)
+            if 0.0 <= t <= reach and t < dist[i]:
+                dist[i] = t
+                tri[i] = k
+    return dist, tri
