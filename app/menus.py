@@ -192,18 +192,36 @@ def build_menus(w: Any) -> None:
     view.addAction(w.side_by_side_action)
     sim.addAction(w.side_by_side_action)  # beside Pin trial / End comparison too
     _remember_view_choices(w)
+    w.section_action = action(
+        "S&ection through the grasp", lambda: None, "Ctrl+4",
+        "Cut the object, the pads and the plates by the plane through the grasp centre normal "
+        "to the approach, and look down at the cut: both pads' cross-sections against the "
+        "object's, outlined in blue; kept while frames play (Ctrl+4)",
+    )  # fmt: skip
+    w.section_action.setCheckable(True)
+    w.section_action.toggled.connect(w.viewport.set_section)
+    view.addAction(w.section_action)
     camera = view.addMenu("&Camera")
     w.camera_actions = {}
     for name, text, key in (
         ("front", "&Front", "Ctrl+1"), ("side", "&Side", "Ctrl+2"), ("top", "&Top", "Ctrl+3"),
-        ("fit", "F&it object", "Ctrl+0"),
+        ("fit", "F&it object and gripper", "Ctrl+0"), ("reset", "&Reset view", "Ctrl+R"),
     ):  # fmt: skip
         a = action(
             f"Camera: {text}", lambda _=False, n=name: w.viewport.camera_preset(n), key,
-            f"Look at the object: {text.replace('&', '').lower()} ({key})",
+            f"Look at the object and the gripper: {text.replace('&', '').lower()} ({key}); "
+            "the whole of both, whatever the zoom before",
         )  # fmt: skip
         camera.addAction(a)
         w.camera_actions[name] = a
+    camera.addSeparator()
+    w.ortho_action = action(
+        "Camera: &Orthographic", lambda: None, "Ctrl+5",
+        "Parallel projection: no perspective, so sizes compare across the view (Ctrl+5)",
+    )  # fmt: skip
+    w.ortho_action.setCheckable(True)
+    w.ortho_action.toggled.connect(w.viewport.set_orthographic)
+    camera.addAction(w.ortho_action)
     help_menu = w.menuBar().addMenu("&Help")
     w.help_action = action(
         "&Keys and clicks", lambda: w.show_help(), "F1",

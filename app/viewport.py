@@ -44,6 +44,7 @@ from app.scene_style import (
     ground_size,
 )
 from app.scene_style import polydata as _polydata
+from app.view_camera import CAMERA_PRESETS, CAMERA_VIEWS, Section, frame_box, union_bounds
 from app.view_interaction import ObjectPicker, add_gizmo, safe_keys
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.grasp.frames import Frame
@@ -52,13 +53,6 @@ from engine.scene.resting import RestingObject
 
 PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad
 DATASET_TUBES_MAX = 300  # data-set glyphs drawn as tubes up to this many grasps, else lines
-# Camera presets: (camera position relative to the object, view up).
-CAMERA_VIEWS = {
-    "front": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
-    "side": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
-    "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
-}
-CAMERA_PRESETS = (*CAMERA_VIEWS, "fit")
 
 COLOR_MODES = ("none", "energy", "displacement")
 _FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
@@ -88,6 +82,10 @@ class Viewport(QObject):
         self.renders = 0
         self._object_poly: pv.PolyData | None = None
         self._object_actor: pv.Actor | None = None
+        # The camera (app/view_camera.py): a new object is framed with its gripper once that is
+        # drawn; the section through the grasp plane follows the gripper while frames play.
+        self._frame_pending = False
+        self.section = Section(self.plotter)
         self._object_faces: np.ndarray | None = None  # the faces shown (same mesh: move it)
         self._ground_size = 0.0
         self._ghost_polys: list[pv.PolyData] = []  # a pinned trial's pads (compare runs)
@@ -260,33 +258,65 @@ class Viewport(QObject):
         )  # fmt: skip
 
     def _reset_camera(self) -> None:
-        # The renderer's methods and camera: the plotter's wrappers type as unbound functions,
-        # its reset_camera renders even with render=False, and its camera property resets the
-        # camera (rendering twice) while it is marked unset, as view_isometric leaves it.
-        r = self.plotter.renderer
-        r.view_isometric(render=False)
-        r.reset_camera(render=False)
-        r.camera.zoom(1.8)
-        r.camera_set = True
+        # The initial view; framed again with the gripper once it is drawn (_frame_new_scene).
+        self.camera_preset("reset")
+        self._frame_pending = True
+
+    def _frame_new_scene(self) -> None:
+        if self._frame_pending:
+            self._frame_pending = False
+            self.camera_preset("reset")
+
+    def framed_bounds(self) -> np.ndarray | None:
+        """The (3, 2) box the camera presets frame: the object and the gripper as drawn."""
+        actors = self.plotter.renderer.actors
+        names = ("object", "pad0", "pad1", "plate0", "plate1")
+        return union_bounds(
+            [actors[n].GetBounds() for n in names if n in actors and actors[n].GetVisibility()]
+        )
 
     def camera_preset(self, name: str) -> None:
-        """Look at the object from the "front" (along +y), the "side" (along -x), the "top"
-        (down -z), or "fit" it in the view keeping the direction."""
-        r = self.plotter.renderer
-        actor = self._object_actor
-        bounds = None if actor is None else tuple(actor.bounds)
-        r.camera.view_angle = 30.0  # VTK's default; zoom changes it, presets start afresh
-        if name in CAMERA_VIEWS:
-            direction, up = CAMERA_VIEWS[name]
-            r.view_vector(
-                np.asarray(direction, dtype=float), viewup=up, render=False, bounds=bounds
-            )
-        elif name == "fit":
-            r.reset_camera(render=False, bounds=bounds)
-        else:
+        """Look at the object and the gripper from the "front" (along +y), the "side" (along
+        -x), the "top" (down -z), as at first ("reset", isometric), or "fit" them in the view
+        keeping the direction; whatever the zoom, pan or turn before (app/view_camera.py)."""
+        if name not in CAMERA_PRESETS:
             raise ValueError(f"unknown camera preset {name!r}; use {', '.join(CAMERA_PRESETS)}")
-        r.camera.zoom(1.6)
-        r.camera_set = True
+        # The renderer's camera: the plotter's camera property resets the camera (rendering
+        # twice) while it is marked unset.
+        r = self.plotter.renderer
+        box = self.framed_bounds()
+        if box is None:
+            return
+        direction, up = CAMERA_VIEWS.get(name, (None, None))
+        frame_box(r, box, direction, up)
+        self.request_render()
+
+    def set_orthographic(self, on: bool) -> None:
+        """Parallel projection (no perspective: sizes compare across the view) or perspective;
+        the framing is kept (app/view_camera.py sets both the distance and the scale)."""
+        camera = self.plotter.renderer.camera
+        if bool(camera.parallel_projection) != on:
+            camera.parallel_projection = on
+            # The wheel zooms a parallel view by its scale: start from what frames the scene.
+            box = self.framed_bounds()
+            if box is not None:
+                frame_box(self.plotter.renderer, box)
+            self.request_render()
+
+    def set_section(self, on: bool) -> None:
+        """The section through the grasp plane on or off (app/view_camera.py's Section): on,
+        the camera looks down the approach direction at the cut."""
+        self.section.on = on
+        self.section.update()
+        if on:
+            # The cut itself framed (the gripper's base, cut away, would set the distance).
+            outline = self.plotter.renderer.actors.get("section_outline")
+            box = None if outline is None else union_bounds([outline.GetBounds()])
+            box = self.framed_bounds() if box is None else box
+            if box is not None:
+                # Down the approach, the closing axis left to right.
+                up = np.cross(self.section.axis, self.section.normal)
+                frame_box(self.plotter.renderer, box, -self.section.normal, up)
         self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
@@ -337,6 +367,9 @@ class Viewport(QObject):
         self.set_status_text("" if valid else f"Invalid grasp: {reason}", warning=True)
         if self._frame_text is not None:
             self._frame_text.SetVisibility(False)
+        self.section.set_plane(pose)
+        self.section.update()
+        self._frame_new_scene()
         self.request_render()
 
     def _draw_axis(self, grasp: Grasp, width: float, valid: bool) -> None:
@@ -417,6 +450,9 @@ class Viewport(QObject):
         else:
             self._frame_text.SetText(0, label)  # corner 0 = lower left
             self._frame_text.SetVisibility(True)
+        self.section.set_plane(gripper_pose, lift_m)
+        self.section.update()
+        self._frame_new_scene()
         self.request_render()
 
     def show_ghost(

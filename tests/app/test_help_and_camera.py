@@ -34,8 +34,8 @@ def test_f1_and_question_mark_list_the_keys(window, qtbot):
 def test_camera_presets_look_from_the_front_side_and_top(window):
     vp = window.viewport
     cam = vp.plotter.renderer.camera
-    bounds = np.asarray(vp._object_actor.bounds).reshape(3, 2)
-    centre = bounds.mean(axis=1)
+    # The presets frame the object and the open gripper (issue 39 point 6).
+    centre = vp.framed_bounds().mean(axis=1)
     for name, direction in (("front", [0, -1, 0]), ("side", [1, 0, 0]), ("top", [0, 0, 1])):
         window.camera_actions[name].trigger()
         view = np.asarray(cam.position) - np.asarray(cam.focal_point)
