@@ -46,19 +46,29 @@ class ObjectPicker:
     def pick(
         self, x: float, y: float, renderer: pv.Renderer
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """(point, normal) on the object at VTK display pixel (x, y) (origin bottom left)."""
+        """(point, outward normal) on the object at VTK display pixel (x, y) (origin bottom
+        left), in the object's resting frame: the object as drawn may be moved (a simulated
+        frame's pose), and the picked point is mapped back through that pose, so a grasp
+        placed from it sits on the resting object where it was picked on the moved one."""
         picker = self._picker
         if self._actor is None or not picker.Pick(x, y, 0, renderer):
             return None
-        if picker.GetActor() is None:
+        actor = picker.GetActor()
+        if actor is None:
             return None
-        point = np.array(picker.GetPickPosition(), dtype=float)
-        normal = np.array(picker.GetPickNormal(), dtype=float)
+        m = actor.GetMatrix()
+        to_world = np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
+        to_rest = np.linalg.inv(to_world)
+        world = np.array(picker.GetPickPosition(), dtype=float)
+        point = to_rest[:3, :3] @ world + to_rest[:3, 3]
+        normal = to_rest[:3, :3] @ np.array(picker.GetPickNormal(), dtype=float)
+        normal /= max(float(np.linalg.norm(normal)), 1e-300)
         return _onto_cell(picker, point), normal
 
 
 def _onto_cell(picker: vtkCellPicker, point: np.ndarray) -> np.ndarray:
-    """The picked point moved onto the triangle the picker hit.
+    """The picked point (resting frame: the mesh's own coordinates) moved onto the triangle
+    the picker hit.
 
     With its tolerance the picker also hits a triangle the ray passes just beside, and then
     reports the point where the ray meets that triangle's plane: near an edge of a thin part
@@ -72,15 +82,9 @@ def _onto_cell(picker: vtkCellPicker, point: np.ndarray) -> np.ndarray:
     if len(ids) != 3:
         return point
     corners = np.array([data.GetPoint(i) for i in ids], dtype=float)
-    matrix = np.eye(4)
-    actor = picker.GetActor()
-    if actor is not None:  # the drawn object may be moved (a frame's pose): picks are in world
-        m = actor.GetMatrix()
-        matrix = np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
-    world = corners @ matrix[:3, :3].T + matrix[:3, 3]
     import trimesh  # loaded already with the object's mesh
 
-    return trimesh.triangles.closest_point(world[None], np.asarray(point, dtype=float)[None])[0]
+    return trimesh.triangles.closest_point(corners[None], np.asarray(point, dtype=float)[None])[0]
 
 
 def add_gizmo(

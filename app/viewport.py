@@ -54,6 +54,9 @@ from engine.scene.resting import RestingObject
 PAD_CMAP = "YlOrRd"  # light at zero strain, so a pad at rest still reads as a pad
 DATASET_TUBES_MAX = 300  # data-set glyphs drawn as tubes up to this many grasps, else lines
 
+# The pads' colour bar: where its lower left corner sits in its renderer's viewport (0..1), in
+# the whole view and in the right half of a side-by-side comparison.
+BAR_X, BAR_X_SIDE, BAR_Y = 0.88, 0.74, 0.25
 COLOR_MODES = ("none", "energy", "displacement")
 _FIELD_TITLES = {"energy": "strain energy density (J/m^3)", "displacement": "displacement (mm)"}
 
@@ -115,6 +118,8 @@ class Viewport(QObject):
         self._hover_timer.setInterval(40)
         self._hover_timer.timeout.connect(self._hover_pick)
         self._hovering = False
+        # The hover preview's actors and their matrices in the object's resting frame.
+        self._preview_base: dict[str, np.ndarray] = {}
         self.plotter.iren.add_observer("MouseMoveEvent", self._on_mouse_move)
         # Sampled-grasp and data-set glyphs: a left click (press and release without dragging)
         # on one. Glyph actor name -> its glyphs' indices (sampled candidates, data-set grasps).
@@ -320,9 +325,11 @@ class Viewport(QObject):
         self.request_render()
 
     def set_object_pose(self, pose: np.ndarray | None) -> None:
-        """Move the object to the 4x4 `pose`."""
+        """Move the object to the 4x4 `pose` (a hover preview on it moves with it)."""
         if self._object_actor is not None:
             self._object_actor.user_matrix = np.eye(4) if pose is None else np.asarray(pose)
+            if self._preview_base:
+                self._place_grasp_preview()
             self.request_render()
 
     def _ensure_gripper(self, shapes: GripperShapes) -> None:
@@ -363,6 +370,7 @@ class Viewport(QObject):
             self._plate_actors[k].prop.color = PLATE_COLOR if valid else WARNING_COLOR
         self._gizmo_pose = pose
         self.set_object_pose(None)
+        self._update_scalar_bar(False)  # the open pads are not coloured
         self._draw_axis(grasp, shapes.open_width_m, valid)
         self.set_status_text("" if valid else f"Invalid grasp: {reason}", warning=True)
         if self._frame_text is not None:
@@ -378,9 +386,11 @@ class Viewport(QObject):
         data-set grasp chosen, only moves them)."""
         names = self._actor_names()
         if "grasp_axis" not in names:
+            segment = pv.Line((-0.5, 0.0, 0.0), (0.5, 0.0, 0.0))
+            segment.clear_data()  # its "Distance" array drew a colour bar of its own
             self._add_mesh(
-                pv.Line((-0.5, 0.0, 0.0), (0.5, 0.0, 0.0)), line_width=3, name="grasp_axis",
-                pickable=False,
+                segment, color=PAD_COLOR, line_width=3, name="grasp_axis", pickable=False,
+                show_scalar_bar=False,
             )  # fmt: skip
         if "grasp_center" not in names:
             self._add_mesh(
@@ -550,6 +560,7 @@ class Viewport(QObject):
             if plate_matrices is not None:
                 plate.user_matrix = plate_matrices[k]
         self._side_actors["object"].user_matrix = np.asarray(object_pose, dtype=float)
+        self._update_scalar_bar(self._pad_actors[0].mapper.scalar_visibility)
         self._remove_actor("side_title")
         self._add_text(
             titles[0], position="upper_left", font_size=10, name="side_title", color="#222222"
@@ -611,6 +622,11 @@ class Viewport(QObject):
         window = self.plotter.render_window
         if window is not None:
             window.RemoveRenderer(side)
+        for bar in self.plotter.scalar_bars.values():  # the colour bar back in the one view
+            if side.HasViewProp(bar):
+                side.RemoveViewProp(bar)
+                main.AddViewProp(bar)
+                bar.SetPosition(BAR_X, BAR_Y)
         main.SetViewport(0.0, 0.0, 1.0, 1.0)
         self.forces.renderer.SetViewport(0.0, 0.0, 1.0, 1.0)
         self._remove_actor("side_title")
@@ -643,18 +659,38 @@ class Viewport(QObject):
         self._field_max = float(vmax) if vmax > 0 else 1.0
 
     def _update_scalar_bar(self, visible: bool) -> None:
+        """The pads' one colour bar (the colour mode's title), at the right edge of the view:
+        of the right half's renderer when comparing side by side, so it covers neither run."""
         title = _FIELD_TITLES.get(self.color_mode, "")
         bars = self.plotter.scalar_bars
+        side = self.side_renderer
         for existing in list(bars.keys()):
             if existing != title or not visible:
+                if side is not None:
+                    side.RemoveViewProp(bars[existing])
                 self.plotter.remove_scalar_bar(existing, render=False)
         if visible and title not in bars and self._pad_actors:
             # ScalarBars' own method (the plotter's wrapper types as an unbound function).
             bars.add_scalar_bar(
-                title, mapper=self._pad_actors[0].mapper, vertical=True, position_x=0.88,
-                position_y=0.25, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
+                title, mapper=self._pad_actors[0].mapper, vertical=True, position_x=BAR_X,
+                position_y=BAR_Y, height=0.5, width=0.06, n_labels=4, fmt="%.2g",
                 color="#222222", title_font_size=12, label_font_size=11, render=False,
             )  # fmt: skip
+        if visible and side is not None and title in bars and not side.HasViewProp(bars[title]):
+            self.plotter.renderer.RemoveViewProp(bars[title])
+            side.AddViewProp(bars[title])
+            # Half as wide a renderer: further in, so its title and labels are not cut off.
+            bars[title].SetPosition(BAR_X_SIDE, BAR_Y)
+
+    def colour_bars(self) -> dict[str, str]:
+        """The colour bars drawn: title -> "main" or "side" (the renderer holding it; tests)."""
+        side = self.side_renderer
+        return {
+            title: "side" if side is not None and side.HasViewProp(bar) else "main"
+            for title, bar in self.plotter.scalar_bars.items()
+            if self.plotter.renderer.HasViewProp(bar)
+            or (side is not None and side.HasViewProp(bar))
+        }
 
     # --- picking and gizmo (app/view_interaction.py) ------------------------------------------
     def _on_right_press(self, _obj: Any, _event: Any) -> None:
@@ -698,18 +734,19 @@ class Viewport(QObject):
     ) -> None:
         """The grasp a right-click would place: its two contacts joined by the closing line
         and, at `pose`, a translucent ghost of the open jaws' plates (green); only the picked
-        point (red) where there is none; None clears it."""
+        point (red) where there is none; None clears it. All in the object's resting frame,
+        drawn on the object where it is shown (a simulated frame moves it)."""
         self.clear_grasp_preview()
         if contact0 is None or self._object_poly is None:
             return
         if pose is not None and self._shapes is not None:
             for k in (0, 1):
                 plate = _polydata(self._shapes.plate_local[k], self._shapes.plate_faces)
-                ghost = self._add_mesh(
+                self._add_mesh(
                     plate, color="#27ae60", opacity=0.35, name=f"grasp_preview_plate{k}",
                     pickable=False,
                 )  # fmt: skip
-                ghost.user_matrix = pose
+                self._preview_base[f"grasp_preview_plate{k}"] = np.asarray(pose, dtype=float)
         size = max(float(self._object_poly.length), 1e-3)
         color = "#27ae60" if ok else WARNING_COLOR
         points = [np.asarray(contact0, dtype=float)]
@@ -721,16 +758,28 @@ class Viewport(QObject):
             )
         dots = pv.merge([pv.Sphere(radius=0.02 * size, center=q) for q in points])
         self._add_mesh(dots, color=color, name="grasp_preview_dots", pickable=False)
+        self._preview_base["grasp_preview_line"] = np.eye(4)
+        self._preview_base["grasp_preview_dots"] = np.eye(4)
+        self._place_grasp_preview()
+
+    def _place_grasp_preview(self) -> None:
+        """Put the preview's actors on the object as drawn (its pose times their own)."""
+        actors = self.plotter.renderer.actors
+        pose = np.eye(4) if self._object_actor is None else self._object_actor.user_matrix
+        for name, base in self._preview_base.items():
+            if name in actors:
+                actors[name].user_matrix = np.asarray(pose) @ base
         self.request_render()
 
     def clear_grasp_preview(self) -> None:
         """Remove the hover preview."""
         for name in ("line", "dots", "plate0", "plate1"):
             self._remove_actor(f"grasp_preview_{name}")
+        self._preview_base = {}
         self.request_render()
 
     def grasp_preview_points(self) -> list[np.ndarray]:
-        """The drawn preview's contact points (tests)."""
+        """The drawn preview's contact points, resting frame (tests)."""
         actor = self.plotter.renderer.actors.get("grasp_preview_dots")
         if actor is None:
             return []

@@ -23,6 +23,12 @@ from engine.schema import field_spec
 
 log = logging.getLogger(__name__)
 
+# What the status line adds when an edit of the grasp leaves a simulated frame's view.
+BACK_TO_REST = (
+    "the view is back in edit mode with the object at rest (the run's frames stay on the "
+    "timeline: Home or End shows them)"
+)
+
 
 # Edits of the app's own fields (not declared in the engine's parameter classes).
 _APP_LABELS = {
@@ -145,9 +151,11 @@ class EditController:
         )
 
     def preview_at(self, point: np.ndarray | None, normal: np.ndarray | None) -> None:
-        """Hover preview: the grasp a right-click at `point` would place (None: off the
-        object). The status line says what a click would do; edit mode only."""
-        if point is None or normal is None or self.model.doc is None or self.model.mode != "edit":
+        """Hover preview: the grasp a right-click at `point` (resting frame: the viewport maps
+        a pick on a simulated frame's moved object back) would place (None: off the object).
+        The status line says what a click would do, and over a simulated frame that the view
+        then returns to the object at rest."""
+        if point is None or normal is None or self.model.doc is None:
             self.preview_changed.emit(None, None, False, None)
             return
         try:
@@ -158,12 +166,17 @@ class EditController:
             return
         self.preview_changed.emit(done.contact0, done.contact1, True, done.grasp.pose())
         self.ui.status(
-            f"right-click to grasp here: contacts {done.width_m * 1e3:.1f} mm apart", log_it=False
+            f"right-click to grasp here: contacts {done.width_m * 1e3:.1f} mm apart"
+            + (
+                "; the view then returns to the object at rest" if self.model.mode == "play" else ""
+            ),
+            log_it=False,
         )
 
     def place_grasp_at(self, point: np.ndarray, normal: np.ndarray) -> bool:
-        """Click-to-place: jaw 0 at `point`, the other jaw where a ray along -normal leaves the
-        object within the gripper's opening."""
+        """Click-to-place: jaw 0 at `point` (resting frame), the other jaw where a ray along
+        -normal leaves the object within the gripper's opening. Over a simulated frame the
+        view returns to the object at rest (edit mode) with the grasp placed, and says so."""
         d = self.model.doc
         if d is None:
             return False
@@ -172,8 +185,12 @@ class EditController:
         except GraspError as exc:
             self.ui.status(f"cannot place a grasp there: {exc}")
             return False
+        from_frame = self.model.mode == "play"
         self.set_grasp(done.grasp, "place grasp")
-        self.ui.status(f"grasp placed: contacts {done.width_m * 1e3:.1f} mm apart")
+        self.ui.status(
+            f"grasp placed: contacts {done.width_m * 1e3:.1f} mm apart"
+            + (f"; {BACK_TO_REST}" if from_frame else "")
+        )
         return True
 
     def on_gizmo(self, matrix: np.ndarray) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from app.controllers.default_grasp import FINDING
+from app.controllers.editing import BACK_TO_REST
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import COMPARE_VIEWS, PinnedTrial, side_labels
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
@@ -52,6 +53,7 @@ class SceneController(QObject):
         self.ui = ui
         self.pool = pool
         self._shown: tuple | None = None  # what the view shows now (run, trial, frame, colour)
+        self._frame_on_view = False  # a simulated frame is drawn (not the open gripper)
         self._stream_status = ""  # status text of the newest streamed frame, not yet shown
         self._timeline_dirty = False  # frames arrived for the shown trial
         self.show_forces = False  # contact-force arrows on the shown frame (View menu)
@@ -146,6 +148,7 @@ class SceneController(QObject):
     # --- model events -------------------------------------------------------------------------
     def _on_document(self, doc: Document) -> None:
         self._shown = None
+        self._frame_on_view = False
         self.timeline.set_series(TrialSeries.empty())
         self.plots.set_series(TrialSeries.empty())
 
@@ -213,6 +216,9 @@ class SceneController(QObject):
             return
         m.mode = "edit"
         self._shown = None
+        if self._frame_on_view:  # a grasp edit over a simulated frame: say where the view went
+            self._frame_on_view = False
+            self.ui.status(f"grasp changed: {BACK_TO_REST}")
         self.viewport.show_ghost(None)  # a pinned trial is drawn beside frames only
         self.viewport.end_side_by_side()
         self.viewport.clear_forces()  # forces belong to simulated frames
@@ -244,12 +250,15 @@ class SceneController(QObject):
         self.timeline.step(delta)
 
     def seek(self, index: int) -> None:
-        """Show frame `index` of the selected trial."""
+        """Show frame `index` of the selected trial (also from edit mode when the timeline
+        is at that frame already: Home after placing a grasp on the first frame)."""
         self.timeline.seek(index)
+        if self.model.mode != "play" and len(self.timeline.series):
+            self._on_timeline_frame(self.timeline.index)
 
     def seek_end(self) -> None:
         """Show the last frame."""
-        self.timeline.seek(len(self.timeline.series) - 1)
+        self.seek(len(self.timeline.series) - 1)
 
     def set_show_forces(self, on: bool) -> None:
         """Draw the contact forces on the object of the frame shown (arrows), or not."""
@@ -362,6 +371,7 @@ class SceneController(QObject):
             shapes, rec.gripper_pose, f.pad_vertices, f.object_pose, f.plate_travel_m,
             f.plate_lift_m, fields, label,
         )  # fmt: skip
+        self._frame_on_view = True
         self.viewport.clear_contacts()
         if self.show_forces:
             self.viewport.show_forces(f, self.force_view(rec))

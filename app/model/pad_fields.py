@@ -14,6 +14,11 @@ from engine.io.session import TrialRecord
 
 Fields = tuple[np.ndarray, np.ndarray]
 
+# The colour scale's top is at least what a pad strained this much shows: a pad at rest, whose
+# strain energy is round-off (~1e-5 J/m^3), reads as unstrained, not at the top of the scale.
+FLOOR_STRAIN = 1e-4
+FLOOR_DISPLACEMENT_MM = 0.01
+
 
 class PadFields:
     """Caches the pad built from the parameters and derives per-frame colour fields."""
@@ -97,4 +102,12 @@ class PadFields:
             if fields is not None:
                 vmax = max(vmax, float(np.percentile(np.concatenate(fields), 99)))
         self._field_max[key] = (len(rec.frames), vmax)
-        return vmax if vmax > 0 else 1.0
+        return max(vmax, field_floor(mode, params))
+
+
+def field_floor(mode: str, params: SimulationParams) -> float:
+    """The least top of the colour scale in `mode`: the energy density of a FLOOR_STRAIN strain
+    (J/m^3, 0.5 E strain^2) or FLOOR_DISPLACEMENT_MM."""
+    if mode == "energy":
+        return 0.5 * params.youngs_modulus_pa * FLOOR_STRAIN**2
+    return FLOOR_DISPLACEMENT_MM
