@@ -56,6 +56,7 @@ class _Worker:
     ready: bool = False
     cancel_deadline: float | None = None
     frames_seen: int = 0
+    job_started: float = 0.0  # perf_counter when its job was sent
 
 
 class SimulationPool(QObject):
@@ -177,6 +178,7 @@ class SimulationPool(QObject):
                 job = self._pending.popleft()
                 w.job = job
                 w.frames_seen = 0
+                w.job_started = time.perf_counter()
                 w.proc.cancel.clear()
                 w.proc.send(job)
 
@@ -273,6 +275,9 @@ class SimulationPool(QObject):
                 result = TrialResult(trial=job.trial, success=False, reason="cancelled")
                 result.perturbation = job.planned.perturbation_dict
                 result.frames = w.frames_seen
+                # The worker cannot say how long it ran: the time since its job was sent
+                # (a cancelled trial showed 0.0 s after 41 frames).
+                result.wall_time_s = time.perf_counter() - w.job_started
                 status = "cancelled"
                 if not overdue:
                     how = w.proc.exit_description()

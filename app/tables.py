@@ -38,6 +38,7 @@ RUN_COLUMNS = (
     "frames",
     "time (s)",
 )
+REASON_WIDTH_PX = 320  # the reason column's widest (its whole text is the cell's tooltip)
 STATUS_COLORS = {
     "done": None,
     "failed": "#fdecea",
@@ -79,7 +80,12 @@ class RunsTable(QTableWidget):
         self.verticalHeader().setVisible(False)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # The reason: as wide as its text up to REASON_WIDTH_PX (then scroll sideways; the
+        # whole text is the tooltip of the row's status, outcome and reason), never squeezed
+        # to a few letters by the other columns.
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(3, header.sectionSizeHint(3))
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.itemSelectionChanged.connect(self._on_select)
         self._rows: dict[int, int] = {}
 
@@ -113,7 +119,8 @@ class RunsTable(QTableWidget):
                 _fmt(lowest_lift_grip(rec), ".3f"), _fmt(r.lift_height_m * 1e3, ".2f"),
                 _fmt(max(r.slip1_m, r.slip2_m) * 1e3, ".2f"), _fmt(math.degrees(r.rotation_rad), ".1f"),
                 str(r.frames or len(rec.frames)),
-                _fmt(r.wall_time_s, ".1f"),
+                # A trial dropped before it started ran for no time at all: blank, not 0.0.
+                _fmt(r.wall_time_s, ".1f") if r.wall_time_s > 0 or rec.frames else "",
             ]  # fmt: skip
         elif rec.frames:
             values[RUN_COLUMNS.index("frames") - 4] = str(len(rec.frames))
@@ -122,10 +129,20 @@ class RunsTable(QTableWidget):
         if r is not None and rec.status == "done":
             color = "#e9f7ef" if r.success else "#fdf2e9"
         for col, text in enumerate(cells):
-            it = _item(text, reason if col == 3 else "")
+            it = _item(text, reason if col in (1, 2, 3) else "")
             if color:
                 it.setBackground(QColor(color))
             self.setItem(row, col, it)
+        self._fit_reason()
+
+    def _fit_reason(self) -> None:
+        """The reason column as wide as its longest text, at most REASON_WIDTH_PX."""
+        header = self.horizontalHeader()
+        items = [self.item(r, 3) for r in range(self.rowCount())]
+        texts = [it.text() for it in items if it is not None]
+        metrics = self.fontMetrics()
+        widest = max([metrics.horizontalAdvance(t) for t in texts] or [0]) + 16
+        header.resizeSection(3, max(header.sectionSizeHint(3), min(widest, REASON_WIDTH_PX)))
 
     def select_trial(self, trial: int) -> None:
         """Select the row of `trial` without emitting trial_selected."""

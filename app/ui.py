@@ -125,16 +125,21 @@ class Feedback:
         index = max(0, [u for u, _ in choices].index(suggested))
         return self._choose("Mesh units", text, choices, index, "unit_dialog")
 
-    def choose_body(self, file_name: str, bodies: list[str]) -> str | None:
+    def choose_body(
+        self, file_name: str, bodies: list[str], current: str | None = None
+    ) -> str | None:
         """Ask which body of `file_name` to open: "0", "1", ... (the `bodies` lines, largest
-        first) or "all" (one rigid object). None if cancelled."""
+        first) or "all" (one rigid object), `current` (the body open now) preselected. None if
+        cancelled."""
         text = (
             f"{file_name} holds {len(bodies)} separate bodies. Nothing joins them, so choose "
             "the one to grasp (or keep them together as one rigid object)."
         )
         choices = [(str(k), line) for k, line in enumerate(bodies)]
         choices.append(("all", "all of them, as one rigid object"))
-        return self._choose("Several bodies", text, choices, 0, "body_dialog")
+        keys = [key for key, _ in choices]
+        index = keys.index(current) if current in keys else 0
+        return self._choose("Several bodies", text, choices, index, "body_dialog")
 
     def _choose(
         self, title: str, text: str, choices: list[tuple[str, str]], index: int, attr: str

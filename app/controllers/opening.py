@@ -71,7 +71,7 @@ class OpenController:
 
     def open_path(
         self, path: str | Path, unit: str | None = None, ask_unit: bool = False,
-        ask_body: bool = False,
+        ask_body: bool = False, pose_index: int = 0,
     ) -> bool:  # fmt: skip
         """Open a mesh file or a session; errors go to a dialog, never an exception.
 
@@ -110,11 +110,13 @@ class OpenController:
                 ):
                     body = None  # the file has changed since: ask again
                 if body is None:
-                    body = self.ui.choose_body(p.name, bodies)
+                    body = self.ui.choose_body(p.name, bodies, self._open_body(p))
                 if body is None:
                     self.ui.status(f"opening {p.name} cancelled")
                     return False
                 doc = Document.open_object(str(p), unit, body=body, find_default=False)
+            if 0 < pose_index < len(doc.poses):  # the resting pose kept (another unit)
+                doc.set_pose(pose_index, find_default=False)
         except MeshError as exc:
             self.ui.error("Cannot open the mesh", self._in_app_words(str(exc), p, unit))
             return False
@@ -145,7 +147,18 @@ class OpenController:
         if d is None or not Path(d.spec_text).is_file():
             self.ui.status("the current object is not a mesh file: nothing to reopen")
             return False
-        return self.open_path(d.spec_text, ask_unit=True)
+        return self.open_path(d.spec_text, ask_unit=True, pose_index=d.pose_index)
+
+    def _open_body(self, p: Path) -> str | None:
+        """The body option ("0", "1", ..., "all") of the document open now if it is file `p`."""
+        d = self.model.doc
+        if (
+            d is None
+            or not Path(d.spec_text).is_file()
+            or Path(d.spec_text).resolve() != p.resolve()
+        ):
+            return None
+        return d.mesh.repair.body_option or None
 
     def reopen_with_body(self) -> bool:
         """File > Reopen with another body: open the current mesh file again asking which of

@@ -94,7 +94,8 @@ class AppModel:
         self.trial = -1  # trial shown in the timeline
         self.grasp_valid: bool | None = None  # None: not checked yet
         self.grasp_reason = ""
-        self.grasp_width_mm: float | None = None  # jaw contacts apart along the axis
+        # The jaw contacts apart along the axis, between the open jaws (None: the line misses).
+        self.grasp_width_mm: float | None = None
         # The default grasp's warning that it cannot carry the object's weight, with the grasp
         # it is about: shown while that grasp is the document's (grasp_warning).
         self.default_warning: tuple[object, str] | None = None
@@ -225,7 +226,7 @@ class AppModel:
         if d is None:
             return
         self.grasp_valid = None
-        contacts = contacts_along_axis(d.obj, d.grasp)
+        contacts = contacts_along_axis(d.obj, d.grasp, d.params.open_width_m)
         self.grasp_width_mm = (
             None
             if contacts is None

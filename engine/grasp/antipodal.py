@@ -203,14 +203,22 @@ def grasp_from_pose(pose: np.ndarray) -> Grasp:
     return Grasp(m[:3, 3].copy(), x, angle)
 
 
-def contacts_along_axis(obj: RestingObject, grasp: Grasp) -> tuple[np.ndarray, np.ndarray] | None:
-    """Where the line through the jaw centre along the axis enters and leaves the object
-    (the two jaw contacts of a rigid closing), or None when it misses."""
+def contacts_along_axis(
+    obj: RestingObject, grasp: Grasp, open_width_m: float | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the line through the jaw centre along the axis first meets the object from each
+    jaw (the two jaw contacts of a rigid closing), or None when it misses. With
+    `open_width_m`, only the part of the line between the open jaws counts: a pinch of a mug's
+    wall meets the wall, not the far side of the mug beyond the jaw."""
     mesh = trimesh.Trimesh(np.asarray(obj.vertices), np.asarray(obj.faces), process=False)
     reach = 2.0 * float(np.linalg.norm(mesh.extents)) + 1.0
     start = grasp.center - reach * grasp.axis
-    locations, _, _ = mesh.ray.intersects_location(start[None], grasp.axis[None])
+    found, _, _ = mesh.ray.intersects_location(start[None], grasp.axis[None])
+    locations = np.asarray(found, dtype=float).reshape(-1, 3)
+    s = (locations - start) @ grasp.axis
+    if open_width_m is not None:
+        between = np.abs(s - reach) <= 0.5 * open_width_m
+        locations, s = locations[between], s[between]
     if len(locations) == 0:
         return None
-    s = (locations - start) @ grasp.axis
     return locations[int(np.argmin(s))].copy(), locations[int(np.argmax(s))].copy()

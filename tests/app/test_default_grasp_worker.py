@@ -165,10 +165,12 @@ def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, mon
     path = tmp_path / "two.obj"
     two.export(path)
     asked: list[list[str]] = []
+    preselected: list[str | None] = []
     answers = ["1", "0"]
 
-    def choose_body(file_name: str, bodies: list[str]) -> str | None:
+    def choose_body(file_name: str, bodies: list[str], current: str | None = None) -> str | None:
         asked.append(bodies)
+        preselected.append(current)
         return answers.pop(0)
 
     monkeypatch.setattr(window.ui, "choose_body", choose_body)
@@ -182,6 +184,8 @@ def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, mon
     # File > Reopen with another body asks, and the new choice is remembered.
     window.reopen_body_action.trigger()
     assert len(asked) == 2 and window.doc.mesh.repair.body == "0 of 2"
+    # Issue 39 point 10: the question preselects the body open (body 1), not body 0.
+    assert preselected == [None, "1"]
     assert app_settings.MESH_BODY.get(path) == "0"
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
 

@@ -55,6 +55,32 @@ def test_contacts_along_axis(cube):
     )
 
 
+def test_contacts_along_axis_between_the_open_jaws():
+    """Issue 39 point 10: a pinch of a cup's 5 mm wall (60 mm across) is 5 mm between the open
+    jaws' contacts; along the whole line the far wall made it 60 mm ("Width 60.0 mm" beside
+    "contacts 5.0 mm apart")."""
+    import trimesh
+
+    from engine.grasp.antipodal import contacts_along_axis
+    from engine.scene.object_mesh import ObjectMesh
+    from engine.scene.resting import rest_object
+
+    profile = [[0, 0], [0.03, 0], [0.03, 0.08], [0.025, 0.08], [0.025, 0.006], [0, 0.006]]
+    cup = trimesh.creation.revolve(np.array(profile, dtype=float), sections=48)
+    om = ObjectMesh(np.asarray(cup.vertices), np.asarray(cup.faces), "cup", "generated", None)
+    obj = rest_object(om, 0)
+    v = np.asarray(obj.vertices)
+    tall = int(np.argmax(np.ptp(v, axis=0)))
+    assert tall == 2, "the cup stands upright in pose 0"
+    centre = v.min(0) + 0.5 * np.ptp(v, axis=0)
+    side = np.array([1.0, 0.0, 0.0])
+    grasp = Grasp(centre + 0.0275 * side, side, 0.0)  # across the +x wall, its middle
+    a, b = contacts_along_axis(obj, grasp, open_width_m=0.05)
+    assert float(np.dot(b - a, side)) == pytest.approx(0.005, abs=3e-4)
+    a, b = contacts_along_axis(obj, grasp)
+    assert float(np.dot(b - a, side)) == pytest.approx(0.06, abs=1e-3)
+
+
 # --- curved, faceted and concave objects -------------------------------------------------------
 
 

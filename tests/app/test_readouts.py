@@ -1,0 +1,82 @@
+"""Issue 39 point 10: readouts that agreed with nothing or hid: the grasp's Width beside the
+status line's contacts, the Runs table's reasons, File > Reopen with another unit or body."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+from PySide6.QtCore import Qt
+
+from tests.app.test_edit_after_run import _run_to_end
+from tests.app.test_open_and_edit import _mug_mesh, _open_and_view, _screen_pos
+
+
+def test_the_width_of_a_wall_pinch_is_the_pinch(window, qtbot, tmp_path):
+    """A right-click on the outside of a 60 mm cup's 5 mm wall places a wall pinch: the status
+    line said "contacts 5.0 mm apart" and Width "60.0 mm" (the line through the jaw centre
+    across the whole cup). Width now counts the line between the open jaws: 5.0 mm."""
+    path = tmp_path / "cup.stl"
+    _mug_mesh().export(path)
+    surface = _open_and_view(window, qtbot, path, (1.0, -0.2, 0.3))
+    v = np.asarray(surface.vertices)
+    assert int(np.argmax(np.ptp(v, axis=0))) == 2, "the cup rests upright"
+    centre = v.min(0) + 0.5 * np.ptp(v, axis=0)
+    # The outer wall facing the camera (+x), halfway up, mid-facet.
+    angle = np.pi / 48
+    direction = np.array([np.cos(angle), np.sin(angle), 0.0])
+    point = centre + 0.03 * np.cos(np.pi / 48) * direction
+    point[2] = 0.04
+    seen: list[str] = []
+    status = window.ui.status
+    window.ui.status = lambda text, log_it=True: (seen.append(text), status(text, log_it))
+    try:
+        old = window.doc.grasp
+        qtbot.mouseClick(window.viewport.plotter, Qt.MouseButton.RightButton,
+                         pos=_screen_pos(window, point))  # fmt: skip
+        qtbot.waitUntil(lambda: window.doc.grasp is not old, timeout=5_000)
+    finally:
+        del window.ui.status
+    assert seen[-1].startswith("grasp placed: contacts 5.0 mm apart"), seen[-1]
+    assert window.model.grasp_width_mm == pytest.approx(5.0, abs=0.1)
+    assert window.grasp_dock.width_label.text().startswith("5.0 mm")
+
+
+def test_the_runs_table_shows_the_whole_reason(window, qtbot):
+    """Issue 39 point 10: the reason column was squeezed to a few letters ("li...") by the
+    other columns, its text only in the reason cell's tooltip. Now the column is as wide as
+    its text (up to 320 px) and the status, outcome and reason cells carry it as tooltip."""
+    from app.tables import REASON_WIDTH_PX
+
+    _run_to_end(window, qtbot)
+    table = window.runs_table
+    reason = table.item(0, 3).text()
+    assert reason
+    needed = min(table.fontMetrics().horizontalAdvance(reason), REASON_WIDTH_PX - 16)
+    assert table.horizontalHeader().sectionSize(3) >= needed
+    for col in (1, 2, 3):
+        assert table.item(0, col).toolTip() == reason
+
+
+def test_reopen_with_another_unit_keeps_the_resting_pose(window, qtbot, tmp_path):
+    """Issue 39 point 10: File > Reopen with another unit put a bar standing on its end back
+    on its largest face (pose 0). Its poses do not depend on the unit: the pose is kept."""
+    from tests.app.test_open_and_edit import _answer_unit_dialog
+
+    path = tmp_path / "bar_mm.stl"
+    trimesh.creation.box(extents=[60.0, 30.0, 20.0]).export(path)  # mm: asks the unit
+    seen: list = []
+    _answer_unit_dialog(window, [], seen)
+    assert window.opening.open_path(path)
+    assert window.doc.unit == "mm"
+    last = len(window.doc.poses) - 1
+    window.grasp_dock.pose_combo.setCurrentIndex(last)
+    assert window.doc.pose_index == last
+    height = float(np.ptp(window.doc.obj.vertices[:, 2]))
+    _answer_unit_dialog(window, [Qt.Key.Key_Up], seen)  # centimetres, one up the list
+    window.reopen_unit_action.trigger()
+    assert window.doc.unit == "cm"
+    assert window.doc.pose_index == last
+    assert window.grasp_dock.pose_combo.currentIndex() == last
+    assert float(np.ptp(window.doc.obj.vertices[:, 2])) == pytest.approx(10 * height, rel=1e-6)
+    qtbot.waitUntil(lambda: not window.model.finding_default, timeout=180_000)
