@@ -52,8 +52,8 @@ def bind_param_dock(model: AppModel, dock: Any, editing: Any) -> None:
             model.pads.resolution(),
         )  # fmt: skip
 
-    def on_message(text: str) -> None:
-        dock.show_message(text)
+    def on_message(text: str, name: str = "") -> None:
+        dock.show_message(text, name)  # at the field; the controller puts it on the status line
         if text:
             show_values()  # put the field back to the valid value
 
@@ -62,6 +62,7 @@ def bind_param_dock(model: AppModel, dock: Any, editing: Any) -> None:
     model.psi_force_changed.connect(dock.show_psi_force)
     editing.param_message.connect(on_message)
     dock.edited.connect(editing.edit_param)
+    dock.refused.connect(editing.refuse)  # a typed value out of the field's range
 
 
 def bind_runs_table(model: AppModel, table: Any) -> None:

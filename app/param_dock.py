@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -28,13 +29,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.widgets.sci_spinbox import SciSpinBox
-from app.widgets.unit_spinbox import unit_spinbox
+from app.widgets.unit_spinbox import CheckedIntSpinBox, checked_spinbox
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
 from engine.schema import Declared, field_spec, gui_fields
 
 STOP_GRIPPER, STOP_PSI, STOP_FORCE = 0, 1, 2  # the squeeze-stop choices
 _UNBOUNDED = 1e9  # spin-box limit for a declaration without an upper bound (display units)
+REFUSED_COLOR = "#c0392b"
+_REFUSED_STYLE = f"QAbstractSpinBox, QComboBox {{ border: 2px solid {REFUSED_COLOR}; }}"
 
 
 def _tooltip(d: Declared) -> str:
@@ -59,10 +62,45 @@ def _display_range(d: Declared) -> tuple[float, float]:
     return lo, hi
 
 
+class FieldNote:
+    """A refusal shown at its field (issue 39 point 7): a red line right under the field, a red
+    border round it and the reason first in its tooltip; "" clears them."""
+
+    def __init__(self, editor: QWidget, row: QWidget) -> None:
+        self.editor = editor
+        self.tip = editor.toolTip()
+        self.label = QLabel("")
+        self.label.setWordWrap(True)
+        self.label.setStyleSheet(f"color: {REFUSED_COLOR};")
+        self.label.setVisible(False)
+        self.widget = QWidget()
+        column = QVBoxLayout(self.widget)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(1)
+        column.addWidget(row)
+        column.addWidget(self.label)
+
+    def show(self, text: str) -> None:
+        """Show why the field's last value was refused ("" clears it)."""
+        if text == self.label.text():
+            return
+        self.label.setText(text)
+        self.label.setVisible(bool(text))
+        self.editor.setStyleSheet(_REFUSED_STYLE if text else "")
+        self.editor.setToolTip(f"Refused: {text}\n\n{self.tip}" if text else self.tip)
+
+
 class FieldWidget:
-    """One declared field's widget: reads and writes SI values, emits (name, SI value)."""
+    """One declared field's widget: reads and writes SI values, emits (name, SI value); its
+    `note` shows a refusal right under it (`widget` holds both)."""
 
     def __init__(self, d: Declared, emit: Any) -> None:
+        self.widget: QWidget
+        self._build(d, emit)
+        self.note = FieldNote(self.editor, self.widget)
+        self.widget = self.note.widget
+
+    def _build(self, d: Declared, emit: Any) -> None:
         self.decl = d
         self.name = d.name
         spec = d.spec
@@ -74,10 +112,10 @@ class FieldWidget:
             self.editor.addItems(list(spec.choices or ()))
             self.editor.setToolTip(tip)
             self.editor.currentTextChanged.connect(lambda t: emit(self.name, t))
-            self.widget: QWidget = self.editor
+            self.widget = self.editor
             return
         if spec.widget == "int":
-            int_box = QSpinBox()
+            int_box = CheckedIntSpinBox(spec.label or d.name)
             top = min(int(spec.high if spec.high is not None else 2**31 - 1), 2**31 - 1)
             int_box.setRange(int(spec.low if spec.low is not None else 0), top)
             int_box.setKeyboardTracking(False)
@@ -113,7 +151,7 @@ class FieldWidget:
         lo, hi = _display_range(d)
         suffix = f" {spec.display_unit or spec.unit}" if (spec.display_unit or spec.unit) else ""
         step = spec.step if spec.step is not None else 10.0 ** -(spec.decimals - 1)
-        box = unit_spinbox(lo, hi, step, spec.decimals, suffix, tip)
+        box = checked_spinbox(lo, hi, step, spec.decimals, suffix, tip, spec.label or d.name)
         box.valueChanged.connect(lambda v: emit(self.name, self._si(v)))
         self.editor = box
         self.widget = box
@@ -175,11 +213,13 @@ class ParamDock(QWidget):
     """Material, friction, squeeze stop, pad, trials; the advanced fields folded away."""
 
     edited = Signal(str, object)  # field name (SimulationParams / TrialSpec / app), SI value
+    refused = Signal(str, str)  # field name, why the value typed in it is not taken (its range)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._updating = False
         self.fields: dict[str, FieldWidget] = {}
+        self.notes: dict[str, FieldNote] = {}  # by field name: where its refusals show
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
@@ -207,18 +247,20 @@ class ParamDock(QWidget):
         force_decl = field_spec(SimulationParams, "squeeze_force_n")
         force_lo, force_hi = _display_range(force_decl)
         # The stop combo decides None-or-force, so the force field is a plain spin box.
-        self.force_spin = unit_spinbox(
-            force_lo, force_hi, force_decl.spec.step or 0.1, 3, " N", _tooltip(force_decl)
-        )
+        self.force_spin = checked_spinbox(
+            force_lo, force_hi, force_decl.spec.step or 0.1, 3, " N", _tooltip(force_decl),
+            force_decl.spec.label or "force",
+        )  # fmt: skip
         self.force_spin.setValue(0.5)
-        form.addRow(force_decl.spec.label, self.force_spin)
-        self.analytic_force_spin = unit_spinbox(
+        form.addRow(force_decl.spec.label, self._noted("squeeze_force_n", self.force_spin))
+        self.analytic_force_spin = checked_spinbox(
             0.001, 100.0, 0.1, 3, " N",
             "Grip force per jaw assumed by the analytic models when the squeeze stops on Ψ_th "
             "until the force Ψ_th implies on this grasp is known, or when it gives none (with "
             "a force stop they use that force; after a run of the grasp, the force it reached).",
+            "analytic force",
         )  # fmt: skip
-        form.addRow("Analytic force", self.analytic_force_spin)
+        form.addRow("Analytic force", self._noted("analytic_force_n", self.analytic_force_spin))
         outer.addWidget(stop)
 
         pad_form = self._group(outer, "Pads", SimulationParams, "pad")
@@ -237,18 +279,20 @@ class ParamDock(QWidget):
         for d in gui_fields(SimulationParams, "advanced"):
             fw = self._field(d)
             form.addRow(d.spec.label or d.name, fw.widget)
-        self.density_spin = unit_spinbox(
-            1.0, 25000.0, 10.0, 1, " kg/m³", "Object density (uniform); sets its mass and inertia."
-        )
-        form.addRow("Object density", self.density_spin)
+        self.density_spin = checked_spinbox(
+            1.0, 25000.0, 10.0, 1, " kg/m³", "Object density (uniform); sets its mass and inertia.",
+            "object density",
+        )  # fmt: skip
+        form.addRow("Object density", self._noted("density", self.density_spin))
         adv_outer.addWidget(self._advanced_body)
         self._advanced_body.setVisible(False)
         self.advanced_box.toggled.connect(self._advanced_body.setVisible)
         outer.addWidget(self.advanced_box)
 
+        # A refusal of no single field (none so far) shows here, under the dock's fields.
         self.message = QLabel("")
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
+        self.message.setStyleSheet(f"color: {REFUSED_COLOR};")
         outer.addWidget(self.message)
         outer.addStretch(1)
 
@@ -272,9 +316,21 @@ class ParamDock(QWidget):
     def _field(self, d: Declared) -> FieldWidget:
         fw = FieldWidget(d, self._emit)
         self.fields[d.name] = fw
-        if isinstance(fw.editor, SciSpinBox):  # a typed value out of range says so
-            fw.editor.refused.connect(self.show_message)
+        self.notes[d.name] = fw.note
+        self._refuses(d.name, fw.editor)
         return fw
+
+    def _noted(self, name: str, editor: QWidget) -> QWidget:
+        """`editor` with its refusal note under it (the widget to put in the form)."""
+        note = FieldNote(editor, editor)
+        self.notes[name] = note
+        self._refuses(name, editor)
+        return note.widget
+
+    def _refuses(self, name: str, editor: QWidget) -> None:
+        refused = getattr(editor, "refused", None)
+        if refused is not None:  # a typed value out of range says so, at the field
+            refused.connect(lambda reason, n=name: self.refused.emit(n, reason))
 
     def _group(self, outer: QVBoxLayout, title: str, cls: type, group: str) -> QFormLayout:
         box = QGroupBox(title)
@@ -347,6 +403,27 @@ class ParamDock(QWidget):
         self.psi_force_label.setToolTip(state.tooltip())
         self._stop_form.setRowVisible(self.psi_force_label, state.status != "off")
 
-    def show_message(self, text: str) -> None:
-        """Show why the last edit was refused ('' clears it)."""
-        self.message.setText(text)
+    def show_message(self, text: str, name: str = "") -> None:
+        """Show why the last edit of field `name` was refused at that field: under it, its
+        border and its tooltip ("" clears every field's)."""
+        if not text:
+            for each in self.notes.values():
+                each.show("")
+            self.message.setText("")
+            return
+        if name == "squeeze_stop":  # the stop's value: Psi_th or the force
+            name = "psi_th_j" if self.stop_combo.currentIndex() == STOP_PSI else "squeeze_force_n"
+        note = self.notes.get(name)
+        if note is None:
+            self.message.setText(text)
+            return
+        note.show(text)
+        if not note.editor.isVisible() and self._advanced_body.isAncestorOf(note.editor):
+            self.advanced_box.setChecked(True)  # a refusal is never out of sight
+        # Nor scrolled out of it: the dock's scroll area brings the field and its note in.
+        scroll = self.parentWidget()
+        while scroll is not None and not isinstance(scroll, QScrollArea):
+            scroll = scroll.parentWidget()
+        if scroll is not None:
+            # Once the scroll area has resized the dock to the note's new line.
+            QTimer.singleShot(0, lambda: scroll.ensureWidgetVisible(note.widget, 0, 4))

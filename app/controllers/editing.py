@@ -56,8 +56,9 @@ def field_label(name: str) -> str:
 class EditController:
     """Every edit becomes a StateCommand on `undo_stack`; applying one sets the model.
 
-    `param_message` (text) tells the parameters view what to show: "" after an accepted edit,
-    the reason after a refused one (the view then puts the field back to the valid value).
+    `param_message` (text, field name) tells the parameters view what to show at that field:
+    "" after an accepted edit, the reason after a refused one (the view then puts the field
+    back to the valid value); a refusal is on the status line too.
     """
 
     def __init__(self, model: AppModel, undo_stack: QUndoStack, ui: Any) -> None:
@@ -109,14 +110,20 @@ class EditController:
                 changes: dict[str, Any] = {name: value}
                 new = replace(s, params=replace(d.params, **changes).validate())
         except (IpcGraspError, TypeError, ValueError) as exc:
-            log.info("edit of %s refused: %s", name, exc)
-            self.param_message.emit(str(exc))
+            self.refuse(name, str(exc))
             return False
-        self.param_message.emit("")
+        self.param_message.emit("", name)
         # A choice (stop mode, gripper) is one undo step each; typing in a field merges.
         merge = None if name in ("squeeze_stop", "gripper") else name
         self.push(new, f"change {field_label(name)}", merge=merge)
         return True
+
+    def refuse(self, name: str, reason: str) -> None:
+        """Say why a value of field `name` is not taken (the engine's check, or the field's own
+        range for a typed value): at the field and on the status line."""
+        log.info("edit of %s refused: %s", name, reason)
+        self.ui.status(f"{field_label(name)} not changed: {reason}", log_it=False)
+        self.param_message.emit(reason, name)
 
     def set_stable_pose(self, index: int) -> None:
         """Rest the object in stable pose `index` with the default grasp (undoable; the

@@ -145,10 +145,13 @@ def test_edits_undo_and_redo(app):
 def test_refused_edits_report_the_reason(app):
     model, editing = app.model, app.editing
     messages: list[str] = []
-    editing.param_message.connect(messages.append)
+    fields: list[str] = []
+    editing.param_message.connect(lambda text, name: (messages.append(text), fields.append(name)))
     assert not editing.edit_param("poisson_ratio", 0.7)
     assert not editing.edit_param("density", -5.0)
     assert "poisson_ratio" in messages[0] and "density" in messages[1]
+    assert fields[:2] == ["poisson_ratio", "density"]  # each shown at its field
+    assert app.ui.statuses[-1].startswith("object density not changed: ")
     assert editing.undo_stack.count() == 0 and model.doc.params.poisson_ratio == 0.45
     assert editing.edit_param("n_trials", 3) and messages[-1] == ""
 

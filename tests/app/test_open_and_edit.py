@@ -365,7 +365,7 @@ def test_parameter_edits_validate_and_undo(window):
     assert not dock.psi_spin.isEnabled()
     # Out-of-range values are refused with the reason and the field shows the valid value.
     assert not window.editing.edit_param("poisson_ratio", 0.7)
-    assert "poisson_ratio" in dock.message.text()
+    assert "poisson_ratio" in dock.notes["poisson_ratio"].label.text()  # at the field
     assert window.doc.params.poisson_ratio == pytest.approx(0.45)
     assert not window.editing.edit_param("density", -5.0)
     window.undo_action.trigger()  # the force stop

@@ -67,15 +67,15 @@ def test_typed_value_out_of_range_says_so(window):
     dock = window.param_dock
     before = window.doc.params.youngs_modulus_pa
     _type(dock.e_spin, "1e13", keep_unit=False)
-    text = dock.message.text()
+    text = dock.notes["youngs_modulus_pa"].label.text()  # at the field (issue 39 point 7)
     assert "E = 1e+13 Pa is out of range" in text and "1e+12 Pa" in text, text
     assert window.doc.params.youngs_modulus_pa == before
     _type(dock.e_spin, "4e7", keep_unit=False)  # a valid value clears the message
     assert window.doc.params.youngs_modulus_pa == pytest.approx(4e7)
-    assert dock.message.text() == ""
+    assert dock.notes["youngs_modulus_pa"].label.text() == ""
     dock.stop_combo.setCurrentIndex(1)
     _type(dock.psi_spin, "2", keep_unit=True)
-    assert "Ψ_th = 2 J is out of range" in dock.message.text()
+    assert "Ψ_th = 2 J is out of range" in dock.notes["psi_th_j"].label.text()
     assert window.doc.params.psi_th_j == pytest.approx(dock.psi_spin.value())
     # Not a number at all: the keys are refused as typed, the value stays.
     _type(dock.psi_spin, "abc", keep_unit=False)
