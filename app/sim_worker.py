@@ -46,6 +46,7 @@ def worker_main(worker: int, inbox: Any, outbox: Any, cancel: Any) -> None:
 
 def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dict) -> None:
     from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S
+    from engine.errors import GraspError
     from engine.grasp.frames import Frame, TrialResult
     from engine.grasp.simulation import build_pad
     from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
@@ -84,6 +85,12 @@ def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dic
         # worker (the frames so far stay in the run).
         with wall_clock_limit(DEFAULT_TRIAL_TIMEOUT_S):
             result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame)
+    except GraspError as exc:  # the grasp changed and F5 came before its check answered
+        result.success = False
+        result.reason = "invalid grasp"
+        result.error = str(exc)
+        log.info("worker %d: trial %d of run %d: invalid grasp: %s", worker, job.trial,
+                 job.run_id, exc)  # fmt: skip
     except TrialTimedOut as exc:
         result.success = False
         result.reason = TIMED_OUT

@@ -80,3 +80,34 @@ def test_reopen_with_another_unit_keeps_the_resting_pose(window, qtbot, tmp_path
     assert window.grasp_dock.pose_combo.currentIndex() == last
     assert float(np.ptp(window.doc.obj.vertices[:, 2])) == pytest.approx(10 * height, rel=1e-6)
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=180_000)
+
+
+def test_a_trial_of_a_grasp_refused_in_the_worker_says_invalid_grasp():
+    """F5 right after typing a grasp, before its check answered, sends the simulation worker a
+    grasp the engine refuses: its trial said "worker error: GraspError: ..." (with a traceback
+    in the log). It is now a failed trial with reason "invalid grasp" and the engine's words."""
+    import threading
+
+    from app.sim_worker import _run_trial
+    from app.worker_messages import TrialEnded, TrialJob
+    from engine.grasp.grasp import Grasp
+    from engine.grasp.params import SimulationParams
+    from engine.grasp.trials import TrialSpec, plan_trials
+    from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
+    from engine.scene.resting import rest_object
+
+    cube = rest_object(builtin_cube(), 0, mass_kg=BUILTIN_CUBE_MASS_KG)
+    beside = Grasp(np.array([0.0, 0.045, 0.015]), np.array([1.0, 0.0, 0.0]))
+    planned = next(iter(plan_trials(beside, TrialSpec(1, 0))))
+    sent: list = []
+
+    class Outbox:
+        def put(self, message) -> None:
+            sent.append(message)
+
+    job = TrialJob(1, planned, cube, SimulationParams())
+    _run_trial(0, job, Outbox(), threading.Event(), {})
+    ended = [m for m in sent if isinstance(m, TrialEnded)]
+    assert len(ended) == 1 and not ended[0].cancelled
+    result = ended[0].result
+    assert result.reason == "invalid grasp" and "misses the object" in result.error
