@@ -414,8 +414,11 @@ class ParamDock(QWidget):
         if name == "squeeze_stop":  # the stop's value: Psi_th or the force
             name = "psi_th_j" if self.stop_combo.currentIndex() == STOP_PSI else "squeeze_force_n"
         note = self.notes.get(name)
+        for other in self.notes.values():  # the newest refusal only: the others were put back
+            if other is not note:
+                other.show("")
+        self.message.setText("" if note is not None else text)
         if note is None:
-            self.message.setText(text)
             return
         note.show(text)
         if not note.editor.isVisible() and self._advanced_body.isAncestorOf(note.editor):

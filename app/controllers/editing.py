@@ -122,7 +122,10 @@ class EditController:
         """Say why a value of field `name` is not taken (the engine's check, or the field's own
         range for a typed value): at the field and on the status line."""
         log.info("edit of %s refused: %s", name, reason)
-        self.ui.status(f"{field_label(name)} not changed: {reason}", log_it=False)
+        label = field_label(name)
+        # A field's own range refusal names it already ("Friction μ = 5 is out of range ...").
+        said = reason if reason.startswith(f"{label} ") else f"{label} not changed: {reason}"
+        self.ui.status(said, log_it=False)
         self.param_message.emit(reason, name)
 
     def set_stable_pose(self, index: int) -> None:

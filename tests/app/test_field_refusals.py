@@ -59,6 +59,14 @@ def test_a_refused_value_is_explained_at_its_field(window, dock, qtbot, name, ty
     assert "border" in box.styleSheet() and box.toolTip().startswith(f"Refused: {says}")
     assert says in window.status_label.text()
     assert getattr(window.doc.params, name) == before  # the value stays
+    assert window.status_label.text().startswith(says)  # the reason names the field once
+    # A refusal of another field replaces this one (this field's value was put back).
+    other = "mu" if name == "youngs_modulus_pa" else "youngs_modulus_pa"
+    _type(qtbot, dock.fields[other].editor, "1e30")
+    assert dock.notes[other].label.text() and note.label.text() == ""
+    assert box.styleSheet() == ""
+    _type(qtbot, box, typed)
+    assert says in note.label.text() and dock.notes[other].label.text() == ""
     # A value taken clears the refusal: text, border and tooltip.
     _type(qtbot, box, "2e7" if name == "youngs_modulus_pa" else "0.8")
     assert note.label.text() == "" and not note.label.isVisible()
@@ -92,4 +100,4 @@ def test_an_engine_refusal_shows_at_its_field(window, dock, qtbot):
     assert "density" in note.label.text()
     assert dock.advanced_box.isChecked()  # opened to show it
     qtbot.waitUntil(lambda: _in_sight(note.label), timeout=5_000)
-    assert "object density not changed" in window.status_label.text()
+    assert "object density must be > 0" in window.status_label.text()
