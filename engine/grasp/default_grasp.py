@@ -154,13 +154,17 @@ def choose_default_grasp(
         if not refusal:
             return DefaultGrasp(centre, THROUGH_CENTRE)
     candidates = sample_grasps(obj, settings, samples, seed, rank)
+    sampled_refusal = ""
     for k, c in enumerate(candidates[:CHECKED]):
-        if _accepted(obj, c.grasp, params):
+        why = _accepted(obj, c.grasp, params)
+        if why:
+            sampled_refusal = sampled_refusal or why
             continue
         quality = f", margin {c.quality:.3g}" if np.isfinite(c.quality) else ""
         how = f"best of {len(candidates)} sampled grasps ({_ordinal(k)}{quality})"
         return DefaultGrasp(c.grasp, how, c, refusal)
-    raise no_grasp_error(obj, params, seed, refusal)
+    tried = min(len(candidates), CHECKED)
+    raise no_grasp_error(obj, params, seed, refusal, (tried, sampled_refusal))
 
 
 def _ordinal(k: int) -> str:
@@ -168,10 +172,15 @@ def _ordinal(k: int) -> str:
 
 
 def no_grasp_error(
-    obj: RestingObject, params: SimulationParams, seed: int, refusal: str
+    obj: RestingObject,
+    params: SimulationParams,
+    seed: int,
+    refusal: str,
+    sampled: tuple[int, str] = (0, ""),
 ) -> GraspError:
     """That no grasp fits this gripper on `obj`, and which presets' strokes fit one (or that
-    another resting pose may)."""
+    another resting pose may). `sampled`: how many sampled grasps the simulator's checks
+    refused, and the best one's reason (none sampled: (0, ""))."""
     preset = params.preset
     fitting = []
     for other in GRIPPERS.values():
@@ -194,9 +203,17 @@ def no_grasp_error(
     text = (
         f"no grasp fits the {preset.label}'s {params.open_width_m * 1e3:.0f} mm opening on this "
         f"object in this resting pose (its narrowest width across, over every horizontal "
-        f"direction, is {width * 1e3:.0f} mm): no antipodal pair of surface points within the "
-        "opening has an approach where the open gripper clears the object and the ground"
+        f"direction, is {width * 1e3:.0f} mm): "
     )
+    tried, why = sampled
+    if tried:
+        best = "the best" if tried == 1 else f"all {tried} best"
+        text += f"{best} sampled grasps within the opening fail the simulator's checks (the best: {why})"
+    else:
+        text += (
+            "no antipodal pair of surface points within the opening has an approach where the "
+            "open gripper clears the object and the ground"
+        )
     if refusal:
         text += f" (through the centre of mass: {refusal})"
     text = literal(text)

@@ -42,3 +42,18 @@ def test_a_default_grasp_that_holds_says_nothing(cube):
     chosen = default_grasp_for(cube, SimulationParams.for_gripper("franka_hand", mu=MU))
     assert chosen.margin == pytest.approx(2 * MU * 70.0 / (MASS_KG * 9.81), rel=0.02)
     assert chosen.weak is None
+
+
+def test_no_grasp_error_says_sampled_grasps_were_refused_and_why(cube, monkeypatch):
+    """When antipodal grasps within the opening exist but the simulator's checks refuse them
+    all, the error says so with the best one's reason, not that no pair exists."""
+    import engine.grasp.default_grasp as dg
+    from engine.errors import GraspError
+
+    monkeypatch.setattr(dg, "_accepted", lambda obj, grasp, params: "pad 1 would touch a rim")
+    with pytest.raises(GraspError) as info:
+        dg.choose_default_grasp(cube, SimulationParams.for_gripper("yumi"))
+    text = str(info.value)
+    assert f"all {dg.CHECKED} best sampled grasps within the opening fail the simulator's " in text
+    assert "(the best: pad 1 would touch a rim)" in text
+    assert "no antipodal pair" not in text
