@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 
+MAX_WORKERS = 1024
+"""Most worker processes a batch starts (each holds a simulator: about 300 MB)."""
+
 
 def usable_cores() -> int:
     """The cores this process may use (its affinity mask where the OS has one), at least 1."""

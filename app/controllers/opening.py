@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import numpy as np
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app import mesh_units
 from app import settings as app_settings
@@ -215,7 +215,9 @@ class OpenController:
         """Open a saved session (its runs, frames and camera)."""
         try:
             session = load_session(path)
-            mesh, note = resolve_object(session, path)
+            mesh, note = resolve_object(
+                session, path, allow_outside=lambda mesh_path: self._read_outside(path, mesh_path)
+            )
             doc = Document.from_session(session, mesh, path)
         except (SessionError, IpcGraspError) as exc:
             self.ui.error("Cannot open the session", str(exc))
@@ -238,6 +240,17 @@ class OpenController:
                 except (TypeError, ValueError):
                     pass
         return ok
+
+    def _read_outside(self, session_path: Path, mesh_path: Path) -> bool:
+        """Ask before reading a mesh file outside the session's folder (a session is a file
+        anyone may have sent; No opens the copy of the mesh saved in the session)."""
+        answer = self.ui.question(
+            "Session object",
+            f"{session_path.name} names the object file {mesh_path}, outside the session's "
+            f"folder {session_path.parent}. Read that file?\n\nNo opens the copy of the mesh "
+            "saved in the session.",
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def set_document(self, doc: Document, label: str, keep_run: bool = False) -> bool:
         """Show `doc`'s object and make it the model's document."""

@@ -225,3 +225,23 @@ class AnalyticParams:
     def to_dict(self) -> dict[str, Any]:
         """The parameters as a plain dict (field name -> value, SI units), for JSON."""
         return to_dict(self)
+
+
+MAX_ROBUSTNESS_SAMPLES = 10_000
+"""Most perturbed poses per analytic model and grasp (a REACH sample takes milliseconds to a
+second: 10,000 are minutes to hours per grasp)."""
+
+
+@dataclass(frozen=True)
+class RobustnessSampling:
+    """How many perturbed poses the analytic models evaluate per grasp (`--samples` of analyze
+    and batch)."""
+
+    samples: int = param(
+        100,
+        unit="",
+        help="perturbation samples per analytic model",
+        low=0,
+        high=MAX_ROBUSTNESS_SAMPLES,
+        flag="--samples",
+    )

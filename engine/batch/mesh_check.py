@@ -94,7 +94,11 @@ def _checkable(spec: GraspSpec) -> bool:
     if not text.startswith("cube:"):
         return True
     count = text[5:].strip()
-    return count.isdigit() and int(count) <= min(CHECKED_CUBE_VERTICES, MAX_CUBE_VERTICES)
+    return (
+        count.isascii()
+        and count.isdigit()
+        and int(count) <= min(CHECKED_CUBE_VERTICES, MAX_CUBE_VERTICES)
+    )
 
 
 def check_meshes(table: GraspTable) -> MeshCheck:

@@ -22,6 +22,7 @@ from engine.batch.grasp_spec import (
     RowError,
     bad_row,
 )
+from engine.io import json_text
 
 # Printed masses of the REACH / IPC-GraspSim objects (IPC-GraspSim's phys_grasp_ipc.py), kg.
 REACH_OBJECT_MASSES_KG = {
@@ -64,7 +65,7 @@ def load_reach_records(path: Path, text: str | None = None) -> list:
                     f"{path} is over {MAX_TABLE_BYTES / 1024**2:.0f} MiB; split it into several files"
                 )
             text = path.read_bytes().decode("utf-8-sig")
-        records = json.loads(text)
+        records = json_text.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise GraspTableError(f"cannot read {path}: {exc}") from exc
     except RecursionError:
@@ -75,6 +76,8 @@ def load_reach_records(path: Path, text: str | None = None) -> list:
         raise GraspTableError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
+    except json_text.JsonNumberError as exc:
+        raise GraspTableError(f"{path} cannot be REACH records: {exc}") from None
     if not isinstance(records, list):
         raise GraspTableError(
             f"{path}: expected a JSON list of REACH records (obj, attempt, trial, result, grasp, "

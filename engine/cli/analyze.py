@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.analytic.from_simulation import analytic_params_for
-from engine.analytic.params import AnalyticParams
+from engine.analytic.params import AnalyticParams, RobustnessSampling
 from engine.analytic.registry import analytic_models, names
 from engine.cli.commands import help_of
 from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS
 
@@ -56,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_scene_arguments(p)
     models = ",".join(names(analytic_models()))
     p.add_argument("--models", default=models, help=f"comma-separated subset of {models}")
-    p.add_argument("--samples", type=int, default=100, help="perturbed poses per model")
+    schema.add_arguments(p, RobustnessSampling)
     p.add_argument("--seed", type=int, default=0)
     group = p.add_argument_group("model parameters (SI units)")
     group.add_argument(
@@ -102,8 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
     params = params_from_args(args)
     models = check_models([m for m in args.models.split(",") if m.strip()])
-    if args.samples < 0:
-        raise ParameterError(f"--samples must be >= 0 (got {args.samples})")
+    samples = schema.from_args(RobustnessSampling, args).samples
     force = bool(getattr(args, "force", False))
     if args.out:
         refuse_existing(args.out, force)  # before the models run
@@ -111,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     # The default grasp needs a gripper: --gripper's, with this opening and friction.
     sim = SimulationParams.for_gripper(args.gripper, open_width_m=params.open_width_m, mu=params.mu)
     grasp = grasp_from_args(args, obj, sim)
-    results = analyze_grasp(obj, grasp, params, models, args.samples, args.seed)
+    results = analyze_grasp(obj, grasp, params, models, samples, args.seed)
     if args.json:
         for r in results:
             print(json.dumps(r.as_json()), flush=True)

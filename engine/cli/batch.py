@@ -9,11 +9,13 @@ import time
 from typing import TYPE_CHECKING
 
 from engine import schema
+from engine.analytic.params import AnalyticParams, RobustnessSampling
 from engine.analytic.registry import IPC, batch_models, names
 from engine.batch.recycle import DEFAULT_TRIAL_TIMEOUT_S, RecyclePolicy
 from engine.cli.commands import help_of
 from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_unit_argument
+from engine.cores import MAX_WORKERS, usable_cores
 from engine.errors import ParameterError
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
@@ -44,9 +46,7 @@ def add_batch_arguments(
     schema.add_arguments(
         p.add_argument_group("IPC trials of each grasp"), TrialSpec, defaults={"n_trials": 5}
     )
-    p.add_argument(
-        "--samples", type=int, default=100, help="perturbation samples per analytic model"
-    )
+    schema.add_arguments(p, RobustnessSampling)
     schema.add_arguments(
         p.add_argument_group("simulation parameters (SI units; per-row values win)"),
         SimulationParams,
@@ -139,17 +139,30 @@ def config_from_args(
     """The batch-wide settings from the flags."""
     from engine.batch.tasks import BatchConfig
 
-    if args.workers is not None and args.workers < 0:
-        raise ParameterError(f"--workers must be >= 0 (got {args.workers})")
+    if args.workers is not None and not 0 <= args.workers <= MAX_WORKERS:
+        raise ParameterError(
+            f"--workers must be 0 (in this process) to {MAX_WORKERS} (got {args.workers}); "
+            f"this machine has {usable_cores()} cores: leave it out to use them all"
+        )
+    analytic_mu = getattr(args, "analytic_mu", None)
+    if analytic_mu is not None:
+        mu = schema.field_spec(AnalyticParams, "mu")
+        try:
+            schema.check_value(mu, analytic_mu)
+        except ParameterError:
+            raise ParameterError(
+                f"--analytic-mu must be {mu.spec.range_text()} (got {analytic_mu}): the analytic "
+                "models' friction coefficient"
+            ) from None
     timeout = getattr(args, "trial_timeout", 0.0)
     if not (timeout >= 0.0 and math.isfinite(timeout)):
         raise ParameterError(f"--trial-timeout must be a number of seconds >= 0 (got {timeout})")
     return BatchConfig(
         models=models,
         spec=schema.from_args(TrialSpec, args),
-        samples=args.samples,
+        samples=schema.from_args(RobustnessSampling, args).samples,
         params=params,
-        analytic_mu=getattr(args, "analytic_mu", None),
+        analytic_mu=analytic_mu,
         mujoco=schema.from_args(MujocoParams, args),
         frames_dir=_frames_folder(getattr(args, "frames", None)),
         trial_timeout_s=timeout if timeout > 0 else None,
@@ -197,6 +210,11 @@ def load_table(args: argparse.Namespace) -> GraspTable:
         from engine.batch.ray_backend import import_ray
 
         import_ray()  # fail before anything is written
+    if args.mass is not None and not (math.isfinite(args.mass) and args.mass > 0):
+        raise ParameterError(
+            f"--mass must be a finite mass in kg > 0 (got {args.mass}): the mass of the objects "
+            "of rows that give none"
+        )
     return read_grasp_table(
         args.grasps, mesh_dir=args.mesh_dir, mass_kg=args.mass, unit=args.unit, limit=args.limit
     )

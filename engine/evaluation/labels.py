@@ -64,12 +64,13 @@ def _bool(value: object, where: str) -> bool:
 def load_labels(paths: list[str]) -> dict[str, PhysicalLabel]:
     """Physical outcomes per grasp id from one or more label files."""
     outcomes: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    seen: dict[str, str] = {}
     for path in paths:
         p = Path(path).expanduser()
         if not p.is_file():
             raise ParameterError(f"labels file {p} not found: give a REACH JSON or a CSV")
         if p.suffix.lower() == ".json":
-            _reach_labels(p, outcomes)
+            _reach_labels(p, outcomes, seen)
         else:
             _csv_labels(p, outcomes)
     if not outcomes:
@@ -80,7 +81,9 @@ def load_labels(paths: list[str]) -> dict[str, PhysicalLabel]:
     }
 
 
-def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
+def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]], seen: dict[str, str]) -> None:
+    """The records of a REACH JSON; `seen` maps each record read (as JSON text) to where it
+    was, so a copied record (within a file or across files) is refused, not counted twice."""
     try:
         records = load_reach_records(p)
     except GraspTableError as exc:
@@ -92,10 +95,18 @@ def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
         for name in ("obj", "attempt", "result"):
             if name not in rec:
                 raise ParameterError(f"{where}: field {name!r} is missing")
-        trial = rec.get("trial", len(out.get(f"{rec['obj']}/{rec['attempt']}", [])))
+        gid = f"{rec['obj']}/{rec['attempt']}"
+        trial = rec.get("trial", len(out.get(gid, [])))
         if isinstance(trial, bool) or not isinstance(trial, int):
             raise ParameterError(f"{where}: field 'trial' must be an integer (got {trial!r})")
-        out[f"{rec['obj']}/{rec['attempt']}"].append((trial, _bool(rec["result"], where)))
+        copy = json.dumps(rec, sort_keys=True, default=str)
+        if copy in seen:
+            raise ParameterError(
+                f"{where} is a copy of {seen[copy]} (grasp {gid}, trial {trial}, every field "
+                "the same): it would count as another physical trial; remove the copy"
+            )
+        seen[copy] = where
+        out[gid].append((trial, _bool(rec["result"], where)))
 
 
 def _csv_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
@@ -185,6 +196,37 @@ def _float(text: str) -> float:
         return math.nan
 
 
+def _cell_error(row: dict[str, str], column: str, expected: str) -> ParameterError:
+    """A results cell outside its type or range, naming the row and the column."""
+    trial = row.get("trial", "")
+    return ParameterError(
+        f"results row of grasp {row.get('grasp_id', '')!r}, model {row.get('model', '')!r}"
+        f"{f', trial {trial}' if trial else ''} (task_key {row.get('task_key', '')!r}): column "
+        f"{column!r} is {row.get(column, '')!r:.40}, not {expected}; the file was edited or "
+        "damaged: restore the row or run its task again"
+    )
+
+
+def _success(row: dict[str, str]) -> bool:
+    """A trial row's `success` cell: true or false, nothing else."""
+    text = row.get("success", "").strip().lower()
+    if text not in ("true", "false"):
+        raise _cell_error(row, "success", "true or false")
+    return text == "true"
+
+
+def _robustness(row: dict[str, str]) -> float:
+    """A model row's `robustness` cell: a number in [0, 1], or empty/NaN (the model gave none:
+    the grasp counts as failed)."""
+    text = row.get("robustness", "").strip()
+    q = _float(text) if text else math.nan
+    if (text and math.isnan(q) and text.lower() != "nan") or (
+        not math.isnan(q) and not 0.0 <= q <= 1.0
+    ):
+        raise _cell_error(row, "robustness", "a number in [0, 1] (or empty)")
+    return q
+
+
 def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
     """Group result rows by (model, config) and reduce them to per-grasp robustness."""
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
@@ -211,15 +253,15 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 pred.failed_grasps.append(gid)
                 continue
             if model in trial_models:
-                wins = [r.get("success", "").strip().lower() == "true" for r in ok]
+                wins = [_success(r) for r in ok]
                 pred.robustness[gid] = sum(wins) / len(wins)
             else:
-                q = _float(ok[-1].get("robustness", ""))
+                q = _robustness(ok[-1])
                 if not math.isfinite(q):
                     pred.robustness[gid] = 0.0
                     pred.failed_grasps.append(gid)
                 else:
-                    pred.robustness[gid] = min(1.0, max(0.0, q))
+                    pred.robustness[gid] = q
         out.append(pred)
     # The registry's table order; models it does not know (another install's) come last.
     order = {m.name: m.order for m in registry.models()}

@@ -20,7 +20,7 @@ from engine.gripper.presets import (
     GripperPreset,
     gripper_preset,
 )
-from engine.schema import ParamSpec, check_fields, param, to_dict
+from engine.schema import ParamSpec, check_fields, field_spec, param, to_dict
 
 HOLD_MODES = ("force", "position")
 
@@ -264,8 +264,7 @@ class SimulationParams:
         _ADV,
         unit="s",
         help="implicit Euler time step; smaller is more accurate and slower",
-        low=0.0,
-        low_inclusive=False,
+        low=1e-6,  # 1 us: a trial's 2000 steps would cover 2 ms; smaller underflows the physics
         high=0.1,
         flag="--time-step",
         label="Time step h",
@@ -374,8 +373,7 @@ class SimulationParams:
         _SOLVER,
         unit="m",
         help="barrier activation distance d-hat: closer than this counts as touching",
-        low=0.0,
-        low_inclusive=False,
+        low=1e-8,  # 10 nm: ipctk works with squared distances, and pads deform by ~0.1 um
         high=0.005,
         flag="--dhat",
     )
@@ -500,6 +498,8 @@ class SimulationParams:
             raise ParameterError(
                 f"dhat_m={self.dhat_m} m is too large for a {self.open_width_m} m opening; use ~1e-4 m"
             )
+        _check_reach(self, "closing_speed_m_s", 0.5 * self.open_width_m, "close the jaws")
+        _check_reach(self, "lift_speed_m_s", self.lift_height_m, "lift the object")
         return self
 
     @property
@@ -524,3 +524,21 @@ class SimulationParams:
     def to_dict(self) -> dict:
         """Every field by name (SI units)."""
         return to_dict(self)
+
+
+def _check_reach(p: SimulationParams, name: str, distance_m: float, what: str) -> None:
+    """A speed that cannot cover `distance_m` within max_steps time steps is refused with
+    the speeds that can (each plate travels half the opening; the lift its height)."""
+    speed = getattr(p, name)
+    slowest = distance_m / (p.max_steps * p.time_step_s)
+    if speed >= slowest:
+        return
+    d = field_spec(SimulationParams, name)
+    steps = field_spec(SimulationParams, "max_steps").spec.flag
+    raise ParameterError(
+        f"{name} ({d.spec.flag}) = {speed:g} m/s cannot {what} within the trial's step "
+        f"limit: {distance_m * 1e3:g} mm at {speed:g} m/s takes {distance_m / speed:.3g} s, "
+        f"and {p.max_steps} steps of {p.time_step_s:g} s are "
+        f"{p.max_steps * p.time_step_s:g} s. Give a speed in [{slowest:.3g}, "
+        f"{d.spec.high:g}] m/s, or more steps ({steps})"
+    )

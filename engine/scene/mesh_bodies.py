@@ -65,7 +65,7 @@ def parse_body(body: str | int | None) -> int | str | None:
             return None
         if text == "all":
             return "all"
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             raise ParameterError(
                 f"{{0}} must be a body number (0 = the largest) or 'all', got {literal(repr(body))}",
                 settings=[body_setting()],

@@ -23,6 +23,7 @@ import trimesh
 
 from engine.errors import MeshError, ParameterError, literal
 from engine.scene.mesh_bodies import parse_body
+from engine.scene.mesh_headers import check_header_counts
 from engine.scene.mesh_intersections import check_self_intersections
 from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, repair_mesh
 from engine.scene.mesh_units import (
@@ -256,6 +257,7 @@ def load_object_mesh(
         data = path.read_bytes()
     except OSError as exc:
         raise MeshError(f"cannot read {path} ({exc.strerror}): check its permissions") from exc
+    check_header_counts(str(path), ext, data)
     mesh = _read_trimesh(path, data)
     vertices, faces, repair = solid_from_arrays(
         mesh.vertices, mesh.faces, str(path), unit, body, indexed=ext != ".stl"
@@ -414,7 +416,7 @@ def object_from_spec(
     count = match.group(1)
     if count is None:
         return builtin_cube()
-    if not count.strip().isdigit():
+    if not (count.strip().isascii() and count.strip().isdigit()):
         raise ParameterError(
             f"object spec {spec!r}: expected 'cube' or 'cube:N' with N a vertex count (e.g. "
             "cube:399)"

@@ -3,7 +3,6 @@ field and what is wrong), in the order the file holds them."""
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -18,6 +17,7 @@ from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
+from engine.io import json_text
 from engine.io.frames_npz import FramesError, frames_from_arrays
 from engine.io.session.arrays import _embedded_mesh, _energy, _load_arrays
 from engine.io.session.files import session_paths
@@ -112,10 +112,10 @@ def _read_document(json_path: Path) -> dict:
                 f"{json_path} is {size / 1024**2:.0f} MiB, over the "
                 f"{MAX_JSON_BYTES / 1024**2:.0f} MiB a session file has: it is not a session"
             )
-        doc = json.loads(json_path.read_text(encoding="utf-8-sig"))
+        doc = json_text.loads(json_path.read_text(encoding="utf-8-sig"))
     except SessionError:
         raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, JsonNumberError
         raise SessionError(f"{json_path} is not a readable session file ({exc})") from exc
     except RecursionError:
         raise SessionError(

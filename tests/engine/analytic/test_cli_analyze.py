@@ -83,7 +83,7 @@ def test_analyze_failure_reason_in_json(capsys):
         (["--models", "soft_point,bogus"], "soft_point, reach, 6dfc, 6dls, exact"),
         (["--mu", "-1"], "mu (--mu) must be in [0, 3] (got -1.0)"),
         (["--closing-force", "0"], "closing_force_n (--closing-force) must be in (0, 10000] N"),
-        (["--samples", "-2"], "--samples must be >= 0"),
+        (["--samples", "-2"], "samples (--samples) must be in [0, 10000] (got -2)"),
         (["--object", "/no/such/mesh.obj"], "not found"),
         (["--grasp-center", "0", "0", "0.01"], "give both --grasp-center and --grasp-axis"),
     ],

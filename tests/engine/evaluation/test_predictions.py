@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.errors import ParameterError
 from engine.evaluation.labels import describe, load_labels, predictions_from_rows
 
 
@@ -44,11 +45,13 @@ def test_trial_models_predict_the_fraction_of_lifts():
     assert ipc.task_time_s == {"g1": 6.0, "g2": 1.5, "g3": 2.5}  # NaN times are skipped
 
 
-def test_analytic_models_predict_their_robustness_column_clipped_to_0_1():
+def test_analytic_models_predict_their_robustness_column():
+    """Out-of-range cells are refused (tests/engine/test_bounded_inputs.py), no longer
+    clipped; NaN and empty mean the model gave none."""
     rows = [
         _row("reach", "a", robustness="0.35"),
-        _row("reach", "b", robustness="1.7"),
-        _row("reach", "c", robustness="-0.2"),
+        _row("reach", "b", robustness="1"),
+        _row("reach", "c", robustness="0"),
         _row("reach", "d", robustness="nan"),
         _row("reach", "e", robustness=""),
         _row("reach", "f", status="timeout", robustness="0.9"),
@@ -212,8 +215,9 @@ def test_json_of_scores_is_indented_in_insertion_order_with_plain_floats():
     assert text == '{\n  "b": 0.5,\n  "a": [\n    1.0\n  ]\n}'
 
 
-def test_a_trial_row_without_a_success_column_is_a_failed_lift():
+def test_a_trial_row_without_a_success_column_is_refused():
+    """Was counted as a failed lift; a finished trial row always has true or false."""
     rows = [{"model": "ipc", "config": "c", "grasp_id": "g", "status": "ok"}]
     rows.append(_row("ipc", "g", success="True"))
-    (ipc,) = predictions_from_rows(rows)
-    assert ipc.robustness == {"g": 0.5}
+    with pytest.raises(ParameterError, match="column 'success' is '', not true or false"):
+        predictions_from_rows(rows)

@@ -89,3 +89,32 @@ def test_a_ply_face_index_out_of_range_is_a_clear_error(tmp_path):
     )
     with pytest.raises(MeshError, match=r"face 3 uses vertex \[1, 2, 99\] but the mesh has 4"):
         load_object_mesh(path)
+
+
+_TET_PLY_HEAD = (
+    "ply\nformat ascii 1.0\nelement vertex {n}\nproperty float x\nproperty float y\n"
+    "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n"
+)
+_TET_DATA = "0 0 0\n0.03 0 0\n0 0.03 0\n0 0 0.03\n"
+_TET_FACES = ["0 2 1", "0 1 3", "0 3 2", "1 2 3"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "declared"),
+    [
+        ("tet.off", "OFF\n4 6 0\n" + _TET_DATA + "".join(f"3 {f}\n" for f in _TET_FACES),
+         "4 vertices and 6 faces (10 lines) but 8 data lines follow"),
+        ("tet.ply", _TET_PLY_HEAD.format(n=5) + _TET_DATA + "".join(f"3 {f}\n" for f in _TET_FACES),
+         "5 vertices and 4 faces (with any other elements) (9 lines) but 8 data lines follow"),
+    ],
+)  # fmt: skip
+def test_header_counts_that_disagree_with_the_data_are_refused(tmp_path, name, text, declared):
+    """Before: the OFF loaded its 4 faces silently; the PLY was refused as 'not watertight'."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(MeshError, match="cut short or was edited") as err:
+        load_object_mesh(path)
+    assert declared in str(err.value)
+    fixed = text.replace("4 6 0", "4 4 0").replace("vertex 5", "vertex 4")
+    path.write_text(fixed)
+    assert len(load_object_mesh(path).faces) == 4
