@@ -118,3 +118,27 @@ def test_header_counts_that_disagree_with_the_data_are_refused(tmp_path, name, t
     fixed = text.replace("4 6 0", "4 4 0").replace("vertex 5", "vertex 4")
     path.write_text(fixed)
     assert len(load_object_mesh(path).faces) == 4
+
+
+def test_a_glb_face_index_out_of_range_is_a_clear_error(tmp_path):
+    """Issue 42 point 10: was an IndexError traceback (the index buffer's last entry set to 99)."""
+    import json
+    import struct
+
+    tet = trimesh.Trimesh(
+        np.array([[0, 0, 0], [0.03, 0, 0], [0, 0.03, 0], [0, 0, 0.03]], float),
+        [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        process=False,
+    )
+    data = bytearray(tet.export(file_type="glb"))
+    (json_len,) = struct.unpack_from("<I", data, 12)
+    gltf = json.loads(bytes(data[20 : 20 + json_len]))
+    accessor = gltf["accessors"][gltf["meshes"][0]["primitives"][0]["indices"]]
+    view = gltf["bufferViews"][accessor["bufferView"]]
+    assert accessor["componentType"] == 5125  # uint32
+    at = 20 + json_len + 8 + view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    struct.pack_into("<I", data, at + 4 * 11, 99)
+    path = tmp_path / "tet.glb"
+    path.write_bytes(bytes(data))
+    with pytest.raises(MeshError, match=r"face 3 uses vertex \[1, 2, 99\] but the mesh has 4"):
+        load_object_mesh(path)
