@@ -1,8 +1,9 @@
 """Where an open gripper may start: the checks a grasp pose must pass before any simulation.
 
 The open jaws must clear the ground and the object (or, with `auto_open_m`, open further until
-they clear it, as IPC-GraspSim does), and closing them must bring both pads onto the object,
-the closing line through their centres crossing it. The
+they clear it, as IPC-GraspSim does), and closing them must bring both pads onto the object;
+before any simulation (`check_grasp`) each pad must also first touch it where friction holds
+(`check_pads_grip`), else the simulation would end with the object pushed out. The
 IPC simulation (engine.grasp.simulation), `check_grasp` (engine.grasp.trials: the app's and the
 CLI's validity check, which builds no simulation) and the MuJoCo baseline share these.
 """
@@ -167,25 +168,13 @@ def check_pads_close_on_object(
     jaws: tuple[JawPlacement, JawPlacement],
     outline: PadOutline,
     open_width_m: float,
-    mu: float,
 ) -> None:
-    """GraspError, naming the pad and the fix, when closing the jaws would not grip the object:
-    a pad's closing sweep (its contact face moving towards the grasp centre, where the jaws
-    meet after half the opening) meets no surface of the object, or meets it first only where
-    the surface slopes away from the pad beyond the friction cone (atan mu, plus
-    SLOPE_SLACK_DEG), so closing would squeeze the object out sideways: a grasp between two
-    separate parts of an object, whose pads reach them with their rims only."""
-    pts = pad_face_points(outline)
-    face = np.column_stack([pts, np.zeros(len(pts))])
-    tris = np.asarray(obj.vertices, dtype=float)[np.asarray(obj.faces)]
-    normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
-    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
-    limit = math.degrees(math.atan(mu)) + SLOPE_SLACK_DEG
+    """GraspError, naming the pad and the fix, when a pad's closing sweep (its contact face
+    moving towards the grasp centre, where the jaws meet after half the opening) meets no
+    surface of the object: closing would not touch it."""
+    face = _pad_face(outline)
     for k, jaw in enumerate(jaws):
-        closing = np.asarray(jaw.normal, dtype=float)
-        dist, tri = first_hits(
-            jaw.to_world(face), closing, obj.vertices, obj.faces, 0.5 * open_width_m
-        )
+        dist, _ = _sweep(obj, jaw, face, open_width_m)
         if not np.isfinite(dist).any():
             raise GraspError(
                 f"the grasp misses the object: pad {k + 1} would close on nothing (its sweep "
@@ -193,7 +182,33 @@ def check_pads_close_on_object(
                 f"meet). Move the grasp centre onto the object ({_bounds_text(obj)}), e.g. "
                 "right-click a point on it"
             )
+
+
+def check_pads_grip(
+    obj: RestingObject,
+    jaws: tuple[JawPlacement, JawPlacement],
+    outline: PadOutline,
+    open_width_m: float,
+    mu: float,
+) -> None:
+    """GraspError, naming the pad and the fix, when a pad would first touch the object only
+    where its surface slopes away from the pad beyond the friction cone (atan mu, plus
+    SLOPE_SLACK_DEG): closing would squeeze the object out sideways, as a grasp between two
+    separate parts of an object does, whose pads reach them with their rims only. The
+    simulation runs such a grasp and ends it "pushed out" (engine.grasp.squeeze_rules); the
+    check before any simulation (`check_grasp`) refuses it. Pads that meet nothing are
+    `check_pads_close_on_object`'s."""
+    face = _pad_face(outline)
+    tris = np.asarray(obj.vertices, dtype=float)[np.asarray(obj.faces)]
+    normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
+    limit = math.degrees(math.atan(mu)) + SLOPE_SLACK_DEG
+    for k, jaw in enumerate(jaws):
+        dist, tri = _sweep(obj, jaw, face, open_width_m)
+        if not np.isfinite(dist).any():
+            continue
         first = tri[dist <= dist.min() + FIRST_TOUCH_M]
+        closing = np.asarray(jaw.normal, dtype=float)
         slope = math.degrees(math.acos(min(1.0, float(np.abs(normals[first] @ closing).max()))))
         if slope > limit:
             raise GraspError(
@@ -203,6 +218,20 @@ def check_pads_close_on_object(
                 "line passes through empty space; move the grasp centre onto the object "
                 f"({_bounds_text(obj)}), e.g. right-click a point on it"
             )
+
+
+def _pad_face(outline: PadOutline) -> np.ndarray:
+    """Points of the pad's contact face (pad frame, m) that the closing rays start from."""
+    pts = pad_face_points(outline)
+    return np.column_stack([pts, np.zeros(len(pts))])
+
+
+def _sweep(
+    obj: RestingObject, jaw: JawPlacement, face: np.ndarray, open_width_m: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each ray of the jaw's pad face first meets the object before the jaws meet."""
+    closing = np.asarray(jaw.normal, dtype=float)
+    return first_hits(jaw.to_world(face), closing, obj.vertices, obj.faces, 0.5 * open_width_m)
 
 
 def _bounds_text(obj: RestingObject) -> str:

@@ -118,7 +118,7 @@ class GraspSimulation:
         )
         self.open_width_m = placed.open_width_m
         self.normals = placed.normals
-        check_pads_close_on_object(obj, placed.jaws, self.pad.outline, self.open_width_m, params.mu)
+        check_pads_close_on_object(obj, placed.jaws, self.pad.outline, self.open_width_m)
         self.result = TrialResult(trial=trial, success=False, reason="not run")
         self.result.perturbation = dict(perturbation or {})
         self._frame_index = 0

@@ -19,6 +19,7 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.placement_checks import (
     check_pads_close_on_object,
+    check_pads_grip,
     layout_builder,
     place_open_jaws,
 )
@@ -149,15 +150,17 @@ def check_grasp(
     obj: RestingObject, grasp: Grasp, params: SimulationParams, pad: PadMesh | None = None
 ) -> None:
     """Raise GraspError/ParameterError if the nominal grasp cannot be simulated at all, or
-    would close on nothing: the simulation's own placement checks
-    (engine.grasp.placement_checks), without its system, and both pads' closing sweeps and the
-    closing line must meet the object (`check_pads_close_on_object`)."""
+    would close on nothing or squeeze the object out: the simulation's own placement checks
+    (engine.grasp.placement_checks), without its system, and `check_pads_grip` (both pads
+    must first touch the object where friction holds; the simulation would run such a grasp
+    and end it "pushed out")."""
     params.validate()
     ipc.configure_threads()
     pad = pad if pad is not None else build_pad(params)
     build = layout_builder(obj, pad, 0.5 * params.dhat_m)
     placed, _ = place_open_jaws(obj, grasp.pose(), params, pad, build)
-    check_pads_close_on_object(obj, placed.jaws, pad.outline, placed.open_width_m, params.mu)
+    check_pads_close_on_object(obj, placed.jaws, pad.outline, placed.open_width_m)
+    check_pads_grip(obj, placed.jaws, pad.outline, placed.open_width_m, params.mu)
 
 
 def run_trials(
