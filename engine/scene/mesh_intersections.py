@@ -68,7 +68,8 @@ def check_self_intersections(vertices: np.ndarray, faces: np.ndarray, where: str
     ei = crossings[0][0]
     at = v[edges[ei]].mean(axis=0) * 1e3
     place = (
-        f"{plural(len(crossings), 'edge')} pass through faces, the first near "
+        f"{plural(len(crossings), 'edge')} {'passes' if len(crossings) == 1 else 'pass'} "
+        "through faces, the first near "
         f"({at[0]:.3g}, {at[1]:.3g}, {at[2]:.3g}) mm in the file's frame; the crossing faces "
         f"cover {100 * share:.2g} % of the surface"
     )

@@ -56,10 +56,10 @@ def _frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
 MAX_HULL_FACES = 20_000
 """Most convex-hull faces the stable-pose analysis takes (its graph costs ~0.2 ms a face)."""
 
-MAX_POSE_WORK = 4_000_000
+MAX_POSE_WORK = 10_000_000
 """Most hull faces x faces the object can rest on (trimesh places each resting face's hull:
-about 0.4 us per product, so 1.5 s; a 20k-face ball is 1.3e8, 27 s). The real meshes of
-docs/real_meshes.md stay below 1.6e5."""
+about 0.4 us per product, so 4 s; a 3840-face UV sphere is 7.6e6, 2.9 s; a 20k-face ball 4.2e8).
+The real meshes of docs/real_meshes.md stay below 1.6e5."""
 
 
 def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
@@ -85,14 +85,14 @@ def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
     resting = _resting_faces(hull, center)
     hull_faces = len(hull.faces)
     if hull_faces > MAX_HULL_FACES or hull_faces * resting > MAX_POSE_WORK:
-        target = min(MAX_HULL_FACES, int(math.sqrt(MAX_POSE_WORK)))
+        target = round(min(MAX_HULL_FACES, math.sqrt(MAX_POSE_WORK)), -2)
         raise MeshError(
             f"{literal(where)}: its convex hull has {hull_faces} faces, {resting} of them faces "
             f"it can rest on (a finely tessellated, nearly round object); finding its stable "
             f"poses would take about {_pose_seconds(hull_faces, resting):.0f} s, over this "
             f"step's budget (at most {MAX_HULL_FACES} hull faces and {MAX_POSE_WORK:.0e} hull "
             "faces x resting faces). Simplify the mesh to about "
-            f"{target} faces (e.g. MeshLab: Filters > Remeshing > Quadric Edge Collapse "
+            f"{target:.0f} faces (e.g. MeshLab: Filters > Remeshing > Quadric Edge Collapse "
             "Decimation) and load it again"
         )
     transforms, probabilities = trimesh.poses.compute_stable_poses(
