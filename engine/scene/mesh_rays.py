@@ -137,15 +137,37 @@ def first_hits(
     """(n,) distance along the unit `direction` at which each ray from `origins` (n, 3) first
     meets the mesh within [0, reach_m] (inf where it meets none), and (n,) the triangle met
     (-1 where none)."""
-    v = np.ascontiguousarray(vertices, dtype=np.float64)
-    tris = np.ascontiguousarray(v[np.asarray(faces, dtype=np.int64)])
-    dist, tri = _first_hits(
-        np.ascontiguousarray(origins, dtype=np.float64),
-        np.ascontiguousarray(direction, dtype=np.float64),
-        tris,
-        float(reach_m),
+    origins = np.ascontiguousarray(origins, dtype=np.float64)
+    d = np.ascontiguousarray(direction, dtype=np.float64)
+    v = np.asarray(vertices, dtype=np.float64)
+    faces = np.asarray(faces, dtype=np.int64)
+    # The rays are parallel: only triangles whose extent across the direction overlaps the
+    # origins' and whose extent along it lies within reach can be met (a pad's few hundred of
+    # a 16k-face scan; the kernel tests every ray against every triangle it is given).
+    across = _across(d)
+    o_lat, o_along = origins @ across.T, origins @ d
+    v_lat, v_along = v @ across.T, v @ d
+    f_lat, f_along = v_lat[faces], v_along[faces]  # (m, 3, 2), (m, 3)
+    keep = np.flatnonzero(
+        np.all(f_lat.max(axis=1) >= o_lat.min(axis=0), axis=1)
+        & np.all(f_lat.min(axis=1) <= o_lat.max(axis=0), axis=1)
+        & (f_along.max(axis=1) >= o_along.min())
+        & (f_along.min(axis=1) <= o_along.max() + reach_m)
     )
-    return np.asarray(dist), np.asarray(tri)
+    if not len(keep):
+        return np.full(len(origins), np.inf), np.full(len(origins), -1, dtype=np.int64)
+    tris = np.ascontiguousarray(v[faces[keep]])
+    dist, tri = _first_hits(origins, d, tris, float(reach_m))
+    tri = np.asarray(tri)
+    return np.asarray(dist), np.where(tri >= 0, keep[np.maximum(tri, 0)], -1)
+
+
+def _across(d: np.ndarray) -> np.ndarray:
+    """(2, 3) unit vectors perpendicular to the unit `d` and to each other."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(d[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u = np.cross(d, helper)
+    u /= np.linalg.norm(u)
+    return np.stack([u, np.cross(d, u)])
 
 
 @njit(cache=True)

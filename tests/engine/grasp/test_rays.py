@@ -100,3 +100,24 @@ def test_points_inside_agrees_with_the_exact_solids(mesh):
     clear = np.abs(signed) > 2e-4
     got = points_inside(points[clear], mesh.vertices, mesh.faces)
     assert np.array_equal(got, signed[clear] > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_first_hits_meets_the_same_triangles_as_every_triangle_tested(seed):
+    """first_hits tests only the triangles within the parallel rays' reach (a pad's sweep over
+    a part of the surface): each ray's first hit, distance and triangle, is the one the kernel
+    finds over the whole mesh. A sphere of 1280 faces, rays from a 20 mm patch in a random
+    direction, some of which miss it."""
+    from engine.scene.mesh_rays import _first_hits, first_hits
+
+    sphere = trimesh.creation.icosphere(subdivisions=3, radius=0.03)
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=3)
+    d /= np.linalg.norm(d)
+    across = np.linalg.svd(d[None, :])[2][1:]  # two directions perpendicular to d
+    origins = -0.06 * d + rng.uniform(-0.035, 0.035, size=(200, 2)) @ across
+    dist, tri = first_hits(origins, d, sphere.vertices, sphere.faces, 0.09)
+    tris = np.ascontiguousarray(np.asarray(sphere.vertices)[sphere.faces])
+    all_dist, all_tri = _first_hits(origins, d, tris, 0.09)
+    assert np.isfinite(dist).sum() > 50 and np.isinf(dist).sum() > 10  # hits and misses
+    assert np.array_equal(dist, all_dist) and np.array_equal(tri, all_tri)
