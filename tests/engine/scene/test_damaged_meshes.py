@@ -142,3 +142,14 @@ def test_a_glb_face_index_out_of_range_is_a_clear_error(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(MeshError, match=r"face 3 uses vertex \[1, 2, 99\] but the mesh has 4"):
         load_object_mesh(path)
+
+
+def test_a_mesh_file_over_the_size_budget_is_refused_before_reading(tmp_path, monkeypatch):
+    """A 1 TiB sparse file was read whole; the budget is checked on the file's size."""
+    from engine.scene import object_mesh
+
+    path = _obj(tmp_path / "cube.obj", CUBE_V)
+    monkeypatch.setattr(object_mesh, "MAX_MESH_FILE_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(type(path), "read_bytes", lambda self: pytest.fail("read"))
+    with pytest.raises(MeshError, match="MiB a mesh file may have: simplify the mesh"):
+        load_object_mesh(path)
