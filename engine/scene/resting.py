@@ -6,6 +6,7 @@ centre of mass on the z axis, which is where the grasp planner expects the objec
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ import trimesh
 from engine.errors import MeshError, ParameterError, literal
 from engine.scene.object_facts import check_density
 from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, ObjectMesh
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DENSITY_KG_M3 = 1000.0
 """Density used when neither mass nor density is given (water; most plastics are close)."""
@@ -82,6 +85,7 @@ def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
             "on a table. Repair the mesh (e.g. MeshLab: Filters > Cleaning and Repairing) or "
             "re-export it"
         )
+    hull, cell = _pose_hull(hull, center)
     resting = _resting_faces(hull, center)
     hull_faces = len(hull.faces)
     if hull_faces > MAX_HULL_FACES or hull_faces * resting > MAX_POSE_WORK:
@@ -95,6 +99,12 @@ def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
             f"{target:.0f} faces (e.g. MeshLab: Filters > Remeshing > Quadric Edge Collapse "
             "Decimation) and load it again"
         )
+    if cell > 0.0:
+        log.info(
+            "%s: stable poses from its convex hull simplified to %d faces (hull vertices "
+            "merged within %.2g mm)", where, hull_faces, cell * 1e3,
+        )  # fmt: skip
+        tm = hull
     transforms, probabilities = trimesh.poses.compute_stable_poses(
         tm, center_mass=center, sigma=0.0, n_samples=1, seed=0
     )
@@ -103,6 +113,38 @@ def stable_poses(mesh: ObjectMesh) -> list[StablePose]:
         StablePose(transform=_frozen(transforms[i]), probability=float(probabilities[i]))
         for i in order
     ]
+
+
+HULL_CELLS = (200, 100, 50, 32, 20, 12)
+"""Grids (cells along the hull's longest extent) on which an over-budget hull's vertices are
+merged, finest first, until the stable-pose analysis fits its budget."""
+
+
+def _pose_hull(hull: trimesh.Trimesh, center: np.ndarray) -> tuple[trimesh.Trimesh, float]:
+    """The hull the stable poses are found on, and the grid cell (m) its vertices were merged
+    on (0: the hull itself). A finely tessellated round object (a scanned fruit or ball) has
+    thousands of hull faces it can rest on, each nearly as likely as the next; keeping one hull
+    vertex per grid cell gives a hull inside the original, within a cell of it, with far fewer
+    faces and the same poses up to that resolution."""
+    if _within_budget(hull, center):
+        return hull, 0.0
+    points = np.asarray(hull.vertices, dtype=np.float64)
+    lo = points.min(axis=0)
+    for cells in HULL_CELLS:
+        cell = float(np.ptp(points, axis=0).max()) / cells
+        _, first = np.unique(np.floor((points - lo) / cell), axis=0, return_index=True)
+        coarse = trimesh.convex.convex_hull(points[np.sort(first)])
+        inside = np.einsum(
+            "ij,ij->i", center - coarse.triangles_center, coarse.face_normals
+        )  # fmt: skip
+        if np.all(inside < 0) and _within_budget(coarse, center):
+            return coarse, cell
+    return hull, 0.0  # the caller refuses it with the counts
+
+
+def _within_budget(hull: trimesh.Trimesh, center: np.ndarray) -> bool:
+    faces = len(hull.faces)
+    return faces <= MAX_HULL_FACES and faces * _resting_faces(hull, center) <= MAX_POSE_WORK
 
 
 def _resting_faces(hull: trimesh.Trimesh, center: np.ndarray) -> int:

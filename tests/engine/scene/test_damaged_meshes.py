@@ -60,11 +60,30 @@ def test_a_centre_of_mass_outside_the_hull_is_refused_not_looped_on():
         resting.stable_poses(_unchecked(vertices, faces))
 
 
-def test_a_finely_tessellated_ball_is_refused_in_budget():
-    """A 20k-face ball took 33 s in trimesh (80k faces over 5 minutes); refused before the
-    analysis with the hull's counts and the fix."""
+def test_a_finely_tessellated_ball_rests_on_a_simplified_hull(monkeypatch, caplog):
+    """A 20k-face ball took 33 s in trimesh (80k faces over 5 minutes): every one of its 20480
+    hull faces is one it can rest on. Its poses come from its hull with the vertices merged on
+    a grid until the analysis fits the budget (hull faces x resting faces <= MAX_POSE_WORK), a
+    hull inside the ball within a grid cell; the log says so. With no grid coarse enough (a
+    budget no hull meets) it is refused with the counts and the fix."""
+    import logging
+
     ball = trimesh.creation.icosphere(subdivisions=5, radius=0.03)
-    with pytest.raises(MeshError, match="Simplify the mesh to about 3200 faces") as err:
+    analysed = []
+    original = resting.trimesh.poses.compute_stable_poses
+
+    def spy(mesh, **kw):
+        analysed.append(len(mesh.convex_hull.faces))
+        return original(mesh, **kw)
+
+    monkeypatch.setattr(resting.trimesh.poses, "compute_stable_poses", spy)
+    with caplog.at_level(logging.INFO, logger="engine.scene.resting"):
+        poses = resting.stable_poses(_unchecked(ball.vertices, ball.faces))
+    assert analysed and analysed[0] ** 2 <= resting.MAX_POSE_WORK
+    assert len(poses) > 100 and sum(p.probability for p in poses) == pytest.approx(1.0)
+    assert "stable poses from its convex hull simplified to" in caplog.text
+    monkeypatch.setattr(resting, "MAX_POSE_WORK", 10)
+    with pytest.raises(MeshError, match="Simplify the mesh to about") as err:
         resting.stable_poses(_unchecked(ball.vertices, ball.faces))
     assert "convex hull has 20480 faces, 20480 of them faces it can rest on" in str(err.value)
 
