@@ -17,14 +17,15 @@ from pyvistaqt import QtInteractor
 from vtkmodules.vtkRenderingCore import vtkCellPicker
 
 
-def safe_keys(plotter: QtInteractor) -> None:
+def safe_keys(plotter: QtInteractor, reset_view: Callable[[], None]) -> None:
     """Drop pyvista's and VTK's single-key bindings ('q' closes the plotter, 'e' exits,
-    'w'/'s' switch to wireframe) and keep only harmless view keys."""
+    'w'/'s' switch to wireframe); 'r' and 'v' (pyvista's reset and isometric view) do the
+    window's View > Camera > Reset view, which frames the object and the open gripper."""
     iren = plotter.iren
     iren.clear_key_event_callbacks()
     iren.interactor.RemoveObservers("CharEvent")
-    iren.add_key_event("v", plotter.view_isometric)
-    iren.add_key_event("r", plotter.reset_camera)
+    iren.add_key_event("v", reset_view)
+    iren.add_key_event("r", reset_view)
 
 
 class ObjectPicker:

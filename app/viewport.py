@@ -135,7 +135,7 @@ class Viewport(QObject):
         self._left_press: tuple[float, float] | None = None
         self._left_observers: list[tuple[Any, int]] = []
         self._watch_left_button()
-        safe_keys(self.plotter)
+        safe_keys(self.plotter, lambda: self.camera_preset("reset"))
         # Contact-force arrows, drawn over the scene (app/force_arrows.py).
         self.forces = ForceArrowLayer(self.plotter)
 

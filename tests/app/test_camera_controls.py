@@ -156,3 +156,20 @@ def test_help_lists_the_camera_keys(window, qtbot):
     assert rows["Section through the grasp"] == "Ctrl+4"
     assert rows["Camera: Fit object and gripper"] == "Ctrl+0"
     window.help_overlay.close()
+
+
+def test_the_views_own_r_and_v_keys_reset_the_view_too(window, qtbot):
+    """'r' and 'v' typed in the 3D view (pyvista's reset-camera and isometric keys) do View >
+    Camera > Reset view: the initial view, framing the object and the open gripper, not
+    pyvista's fit of everything drawn (the ground grid included)."""
+    vp = window.viewport
+    assert window.opening.load_example()
+    qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
+    initial = _camera(vp)
+    for key in (Qt.Key.Key_R, Qt.Key.Key_V):
+        _wheel(vp.plotter, 7)
+        _key(window, qtbot, Qt.Key.Key_3)
+        assert not np.allclose(_camera(vp), initial)
+        vp.plotter.setFocus()
+        qtbot.keyClick(vp.plotter, key)
+        np.testing.assert_allclose(_camera(vp), initial, atol=1e-12)
