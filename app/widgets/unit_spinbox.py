@@ -3,6 +3,8 @@ parameter dock's say why a typed value out of range is refused instead of droppi
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QSpinBox, QWidget
@@ -65,7 +67,38 @@ def _allow_out_of_range(
     return result
 
 
-class CheckedSpinBox(QDoubleSpinBox):
+class _RefusalNotes:
+    """What both checked spin boxes add to Qt's: a typed value out of range is kept while
+    typing, and Enter or leaving the field emits `refused` with why it was not taken."""
+
+    label: str
+    refused: Any
+
+    def _check(self) -> None:
+        box: Any = self
+        shown = box.textFromValue(box.value()) + box.suffix()
+        reason = range_refusal(box, self.label, shown)
+        if reason is not None:
+            self.refused.emit(reason)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:  # Qt override
+        qt: Any = super()
+        box: Any = self
+        return _allow_out_of_range(qt.validate(text, pos), text, box.suffix())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._check()
+        box: Any = super()
+        box.keyPressEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # Qt override
+        self._check()
+        box: Any = super()
+        box.focusOutEvent(event)
+
+
+class CheckedSpinBox(_RefusalNotes, QDoubleSpinBox):
     """A QDoubleSpinBox that says why a typed value out of range is not taken (`refused`)."""
 
     refused = Signal(str)
@@ -74,26 +107,8 @@ class CheckedSpinBox(QDoubleSpinBox):
         super().__init__(parent)
         self.label = label
 
-    def _check(self) -> None:
-        shown = self.textFromValue(self.value()) + self.suffix()
-        reason = range_refusal(self, self.label, shown)
-        if reason is not None:
-            self.refused.emit(reason)
 
-    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:  # Qt override
-        return _allow_out_of_range(super().validate(text, pos), text, self.suffix())
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._check()
-        super().keyPressEvent(event)
-
-    def focusOutEvent(self, event: QFocusEvent) -> None:  # Qt override
-        self._check()
-        super().focusOutEvent(event)
-
-
-class CheckedIntSpinBox(QSpinBox):
+class CheckedIntSpinBox(_RefusalNotes, QSpinBox):
     """A QSpinBox that says why a typed value out of range is not taken (`refused`)."""
 
     refused = Signal(str)
@@ -101,21 +116,3 @@ class CheckedIntSpinBox(QSpinBox):
     def __init__(self, label: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = label
-
-    def _check(self) -> None:
-        shown = self.textFromValue(self.value()) + self.suffix()
-        reason = range_refusal(self, self.label, shown)
-        if reason is not None:
-            self.refused.emit(reason)
-
-    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:  # Qt override
-        return _allow_out_of_range(super().validate(text, pos), text, self.suffix())
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._check()
-        super().keyPressEvent(event)
-
-    def focusOutEvent(self, event: QFocusEvent) -> None:  # Qt override
-        self._check()
-        super().focusOutEvent(event)

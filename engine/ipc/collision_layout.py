@@ -18,6 +18,7 @@ from numba import njit
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.candidate_cover import CandidateCover
+from engine.scene.mesh_rays import perpendicular_pair
 
 PAD_OWNER = (0, 1)
 OBJECT_OWNER = 2
@@ -154,7 +155,7 @@ class CollisionLayout:
         axis = np.asarray(axis, dtype=float)
         pa = x[self.collision_owner == a]
         along_a = pa @ axis
-        across = _across(axis)
+        across = perpendicular_pair(axis)
         lat_a = pa @ across.T
         lo, hi = lat_a.min(axis=0) - radius, lat_a.max(axis=0) + radius
         fx = x[self.body_faces(b)]  # (m, 3, 3)
@@ -207,14 +208,6 @@ class CollisionLayout:
                     gap = min(gap, d)
                     break
         return gap
-
-
-def _across(axis: np.ndarray) -> np.ndarray:
-    """(2, 3) two unit vectors perpendicular to the unit `axis` and to each other."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    e1 = np.cross(axis, helper)
-    e1 /= np.linalg.norm(e1)
-    return np.array([e1, np.cross(axis, e1)])
 
 
 @njit(cache=True)

@@ -144,7 +144,7 @@ def first_hits(
     # The rays are parallel: only triangles whose extent across the direction overlaps the
     # origins' and whose extent along it lies within reach can be met (a pad's few hundred of
     # a 16k-face scan; the kernel tests every ray against every triangle it is given).
-    across = _across(d)
+    across = perpendicular_pair(d)
     o_lat, o_along = origins @ across.T, origins @ d
     v_lat, v_along = v @ across.T, v @ d
     f_lat, f_along = v_lat[faces], v_along[faces]  # (m, 3, 2), (m, 3)
@@ -162,7 +162,7 @@ def first_hits(
     return np.asarray(dist), np.where(tri >= 0, keep[np.maximum(tri, 0)], -1)
 
 
-def _across(d: np.ndarray) -> np.ndarray:
+def perpendicular_pair(d: np.ndarray) -> np.ndarray:
     """(2, 3) unit vectors perpendicular to the unit `d` and to each other."""
     helper = np.array([1.0, 0.0, 0.0]) if abs(d[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     u = np.cross(d, helper)

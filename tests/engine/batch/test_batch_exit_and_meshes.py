@@ -15,7 +15,7 @@ from engine.batch.mesh_check import check_meshes
 from engine.batch.runner import EXIT_ERROR_ROWS, BatchSummary
 from engine.cli.main import main
 from engine.errors import GraspError, IpcGraspError
-from tests.engine.batch.conftest import CUBE_ROW, read_rows, write_grasps
+from tests.engine.batch.conftest import CSV_HEADER, CUBE_ROW, read_rows, write_grasps
 
 POSE = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
 
@@ -98,17 +98,7 @@ def test_a_mass_no_object_has_is_listed_before_the_first_task(tmp_path):
     grasps = write_grasps(
         tmp_path / "g.csv",
         [["light", *CUBE_ROW, "0.003"], ["heavy", *CUBE_ROW, "5"]],
-        [
-            "grasp_id",
-            "object",
-            "center_x",
-            "center_y",
-            "center_z",
-            "axis_x",
-            "axis_y",
-            "axis_z",
-            "mass",
-        ],
+        [*CSV_HEADER, "mass"],
     )
     check = check_meshes(read_grasp_table(grasps))
     (problem,) = check.problems
