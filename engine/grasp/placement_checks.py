@@ -168,13 +168,14 @@ def check_pads_close_on_object(
     jaws: tuple[JawPlacement, JawPlacement],
     outline: PadOutline,
     open_width_m: float,
-) -> None:
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """GraspError, naming the pad and the fix, when a pad's closing sweep (its contact face
     moving towards the grasp centre, where the jaws meet after half the opening) meets no
-    surface of the object: closing would not touch it."""
+    surface of the object: closing would not touch it. Returns each pad's sweep (first_hits'
+    distances and triangles) for `check_pads_grip`."""
     face = _pad_face(outline)
-    for k, jaw in enumerate(jaws):
-        dist, _ = _sweep(obj, jaw, face, open_width_m)
+    sweeps = [_sweep(obj, jaw, face, open_width_m) for jaw in jaws]
+    for k, (dist, _) in enumerate(sweeps):
         if not np.isfinite(dist).any():
             raise GraspError(
                 f"the grasp misses the object: pad {k + 1} would close on nothing (its sweep "
@@ -182,13 +183,13 @@ def check_pads_close_on_object(
                 f"meet). Move the grasp centre onto the object ({_bounds_text(obj)}), e.g. "
                 "right-click a point on it"
             )
+    return sweeps
 
 
 def check_pads_grip(
     obj: RestingObject,
     jaws: tuple[JawPlacement, JawPlacement],
-    outline: PadOutline,
-    open_width_m: float,
+    sweeps: list[tuple[np.ndarray, np.ndarray]],
     mu: float,
 ) -> None:
     """GraspError, naming the pad and the fix, when a pad would first touch the object only
@@ -197,19 +198,18 @@ def check_pads_grip(
     separate parts of an object does, whose pads reach them with their rims only. The
     simulation runs such a grasp and ends it "pushed out" (engine.grasp.squeeze_rules); the
     check before any simulation (`check_grasp`) refuses it. Pads that meet nothing are
-    `check_pads_close_on_object`'s."""
-    face = _pad_face(outline)
-    tris = np.asarray(obj.vertices, dtype=float)[np.asarray(obj.faces)]
-    normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
-    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
+    `check_pads_close_on_object`'s, whose `sweeps` this reads."""
     limit = math.degrees(math.atan(mu)) + SLOPE_SLACK_DEG
-    for k, jaw in enumerate(jaws):
-        dist, tri = _sweep(obj, jaw, face, open_width_m)
+    for k, (jaw, (dist, tri)) in enumerate(zip(jaws, sweeps, strict=True)):
         if not np.isfinite(dist).any():
             continue
         first = tri[dist <= dist.min() + FIRST_TOUCH_M]
+        # Only the triangles first touched need their normals (not every face of a scan).
+        tris = np.asarray(obj.vertices, dtype=float)[np.asarray(obj.faces)[first]]
+        normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
         closing = np.asarray(jaw.normal, dtype=float)
-        slope = math.degrees(math.acos(min(1.0, float(np.abs(normals[first] @ closing).max()))))
+        slope = math.degrees(math.acos(min(1.0, float(np.abs(normals @ closing).max()))))
         if slope > limit:
             raise GraspError(
                 f"pad {k + 1} would touch the object only with its rim, where the surface "

@@ -159,8 +159,8 @@ def check_grasp(
     pad = pad if pad is not None else build_pad(params)
     build = layout_builder(obj, pad, 0.5 * params.dhat_m)
     placed, _ = place_open_jaws(obj, grasp.pose(), params, pad, build)
-    check_pads_close_on_object(obj, placed.jaws, pad.outline, placed.open_width_m)
-    check_pads_grip(obj, placed.jaws, pad.outline, placed.open_width_m, params.mu)
+    sweeps = check_pads_close_on_object(obj, placed.jaws, pad.outline, placed.open_width_m)
+    check_pads_grip(obj, placed.jaws, sweeps, params.mu)
 
 
 def run_trials(
