@@ -8,10 +8,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.analysis_worker import analysis_main, prediction_models
-from app.worker_messages import AnalysisJob, GraspCheck, Predictions
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from app.workers.analysis import analysis_main, prediction_models
+from app.workers.messages import AnalysisJob, GraspCheck, Predictions
 from engine.analytic.registry import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class AnalysisClient(QObject):
         self._sent_object_key: object = None
         self.latest_request = 0
         self.samples = 10
-        # None: the predictions table's models (app.analysis_worker.prediction_models), read
+        # None: the predictions table's models (app.workers.analysis.prediction_models), read
         # at each request, so a model registered after start-up is predicted too.
         self.models = models
         self._debounce = QTimer(self)

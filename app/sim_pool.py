@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from app.sim_worker import worker_main
-from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
 from app.worker_pump import Pump
 from app.workers import WorkerProcess, drain_queue, spawn_context
+from app.workers.messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
+from app.workers.simulation import worker_main
 from engine.grasp.frames import TrialResult
 
 log = logging.getLogger(__name__)

@@ -36,7 +36,7 @@ def main() -> None:
     from PySide6.QtCore import QCoreApplication, QEventLoop
 
     from app.sim_pool import SimulationPool, process_rss_mb
-    from app.worker_messages import TrialJob
+    from app.workers.messages import TrialJob
     from engine.batch.grasp_table import build_scene, read_grasp_table
     from engine.grasp.params import SimulationParams
     from engine.grasp.trial_plan import TrialSpec, planned_trial

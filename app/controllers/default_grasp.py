@@ -11,11 +11,11 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from app.model import AppModel, ProvisionalGrasp
-from app.sample_worker import sample_main
 from app.undo import StateCommand
-from app.worker_messages import DefaultGraspFound, DefaultGraspJob
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from app.workers.messages import DefaultGraspFound, DefaultGraspJob
+from app.workers.sampling import sample_main
 from engine.errors import Setting
 from engine.grasp.default_grasp import THROUGH_CENTRE
 from engine.grasp.grasp import Grasp

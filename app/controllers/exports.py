@@ -13,14 +13,14 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from app.analysis_worker import prediction_models
 from app.model import AppModel
 from app.model.forces import ForceView
 from app.model.pad_fields import Fields
 from app.tables import lowest_lift_grip
-from app.video_export import SideBySide, VideoJob, even_size, render_video
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from app.workers.analysis import prediction_models
+from app.workers.video import SideBySide, VideoJob, even_size, render_video
 from engine.errors import IpcGraspError
 from engine.grasp.frames import TrialResult
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row

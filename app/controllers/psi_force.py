@@ -2,7 +2,7 @@
 
 Psi_th is a strain energy; what it means as a force depends on the grasp (contact area, edge
 contacts), so it is measured by squeezing: engine.grasp.calibration.force_at_psi, run by
-app.psi_force_worker. The answer goes into the model (AppModel.set_psi_force); the parameter
+app.workers.psi_force. The answer goes into the model (AppModel.set_psi_force); the parameter
 dock shows it beside Psi_th and the analytic models use it as their grip force.
 """
 
@@ -15,10 +15,10 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.model import AppModel
 from app.model.grip import PsiForceState, run_grip, squeeze_key
-from app.psi_force_worker import psi_force_main
-from app.worker_messages import PsiForceFound, PsiForceJob
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from app.workers.messages import PsiForceFound, PsiForceJob
+from app.workers.psi_force import psi_force_main
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.model import AppModel
-from app.worker_messages import FramePacket
+from app.workers.messages import FramePacket
 from engine.grasp.frames import TrialResult
 
 log = logging.getLogger(__name__)

@@ -9,10 +9,10 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from app.model import AppModel
-from app.sample_worker import sample_main
-from app.worker_messages import SampledGrasps, SampleJob
 from app.worker_pump import Pump
 from app.workers import WorkerProcess
+from app.workers.messages import SampledGrasps, SampleJob
+from app.workers.sampling import sample_main
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from app.controllers.editing import BACK_TO_REST
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import COMPARE_VIEWS, PinnedTrial, side_labels
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
-from app.video_export import SideBySide, SideFrame
+from app.workers.video import SideBySide, SideFrame
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)

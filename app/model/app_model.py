@@ -37,7 +37,7 @@ from app.model.grip import (
 )
 from app.model.pad_fields import Fields, PadFields
 from app.model.trial_series import TrialSeries
-from app.worker_messages import FramePacket, TrialJob
+from app.workers.messages import FramePacket, TrialJob
 from engine.grasp.antipodal import contacts_along_axis
 from engine.grasp.frames import TrialResult
 from engine.grasp.params import SimulationParams

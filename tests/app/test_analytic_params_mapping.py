@@ -17,11 +17,11 @@ import pytest
 
 import engine.analytic.ranking as ranking
 import engine.grasp.sampler as sampler
-from app.analysis_worker import job_analytic_params
 from app.model.document import Document
 from app.model.grip import PsiForceState, analytic_force
-from app.sample_worker import default_grasp_of, sample_grasps_for
-from app.worker_messages import AnalysisJob, DefaultGraspJob, SampleJob
+from app.workers.analysis import job_analytic_params
+from app.workers.messages import AnalysisJob, DefaultGraspJob, SampleJob
+from app.workers.sampling import default_grasp_of, sample_grasps_for
 from engine.analytic.params import AnalyticParams
 from engine.batch.grasp_table import read_grasp_table
 from engine.batch.tasks import make_tasks

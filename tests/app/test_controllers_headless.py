@@ -20,7 +20,7 @@ from app.controllers.exports import ExportController
 from app.controllers.runs import RunController
 from app.controllers.sessions import SessionController
 from app.model import AppModel, Document
-from app.worker_messages import FramePacket
+from app.workers.messages import FramePacket
 from engine.grasp.frames import TrialResult
 from engine.io.frames_npz import CONTACT_COLUMNS
 from engine.io.session import load_session

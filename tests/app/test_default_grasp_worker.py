@@ -196,8 +196,8 @@ def test_a_default_grasp_that_cannot_hold_is_said_in_the_status_line():
     Hand's 70 N holds 2.9 times. The worker's answer carries the engine's warning and the status
     line says it with the gripper named as the app's control."""
     from app.controllers.default_grasp import found_text
-    from app.sample_worker import default_grasp_of
-    from app.worker_messages import DefaultGraspJob
+    from app.workers.messages import DefaultGraspJob
+    from app.workers.sampling import default_grasp_of
     from engine.grasp.params import SimulationParams
     from engine.scene.object_mesh import builtin_cube
     from engine.scene.resting import rest_object

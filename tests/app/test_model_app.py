@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from app.model import AppModel, Document, Event
-from app.worker_messages import FramePacket
+from app.workers.messages import FramePacket
 from engine.grasp.frames import Frame, TrialResult
 from engine.io.frames_npz import CONTACT_COLUMNS
 
@@ -194,8 +194,8 @@ def test_the_summary_leaves_cancelled_trials_out_of_r():
 
 
 def test_sampled_candidates_are_kept_for_grasp_edits_and_cleared_for_another_gripper(model):
-    from app.sample_worker import sample_grasps_for
-    from app.worker_messages import SampleJob
+    from app.workers.messages import SampleJob
+    from app.workers.sampling import sample_grasps_for
 
     d = model.doc
     reply = sample_grasps_for(SampleJob(1, d.obj, d.params, 6, 0))
@@ -214,8 +214,8 @@ def test_sampled_candidates_are_kept_for_grasp_edits_and_cleared_for_another_gri
 def test_the_sample_worker_reports_why_nothing_fits():
     import trimesh
 
-    from app.sample_worker import sample_grasps_for
-    from app.worker_messages import SampleJob
+    from app.workers.messages import SampleJob
+    from app.workers.sampling import sample_grasps_for
     from engine.grasp.params import SimulationParams
     from engine.scene.object_mesh import ObjectMesh
     from engine.scene.resting import rest_object
@@ -314,10 +314,10 @@ def test_the_models_grip_force_and_where_it_comes_from(model):
 
 
 def test_the_psi_force_worker_answers_supersedes_and_reports_a_refused_grasp(cube):
-    """app.psi_force_worker's job body (no process): the engine's force, no answer when a newer
+    """app.workers.psi_force's job body (no process): the engine's force, no answer when a newer
     job waits, and the simulator's reason for a grasp it refuses."""
-    from app.psi_force_worker import psi_force_of
-    from app.worker_messages import PsiForceJob
+    from app.workers.messages import PsiForceJob
+    from app.workers.psi_force import psi_force_of
     from engine.grasp.grasp import Grasp
 
     params = replace(cube.params, psi_th_j=1e-7)

@@ -14,7 +14,7 @@ def test_mujoco_prediction_appears_for_the_default_grasp_and_its_run_plays(windo
         timeout=120_000,
     )
     result = panel.results["mujoco"]
-    row = 4  # the fifth row of the predictions table (app.analysis_worker.prediction_models)
+    row = 4  # the fifth row of the predictions table (app.workers.analysis.prediction_models)
     assert panel.table.item(row, 0).text() == "MuJoCo (rigid pads)"
     assert panel.table.item(row, 1).text() in ("yes", "no")
     assert result.success, result.reason  # the default grasp lifts the 3 g cube

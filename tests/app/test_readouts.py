@@ -88,8 +88,8 @@ def test_a_trial_of_a_grasp_refused_in_the_worker_says_invalid_grasp():
     in the log). It is now a failed trial with reason "invalid grasp" and the engine's words."""
     import threading
 
-    from app.sim_worker import _run_trial
-    from app.worker_messages import TrialEnded, TrialJob
+    from app.workers.messages import TrialEnded, TrialJob
+    from app.workers.simulation import _run_trial
     from engine.grasp.grasp import Grasp
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, plan_trials

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.sim_pool import SimulationPool, process_rss_mb
-from app.worker_messages import TrialJob
+from app.workers.messages import TrialJob
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec, planned_trial

@@ -31,11 +31,11 @@ HANG_GUARD_S = 60.0  # how long to wait for the workers to exit: not a speed cla
 def drive() -> None:
     """The stand-in GUI process: start the workers, print their pids once the simulation
     streams frames, then wait to be killed."""
-    from app.analysis_worker import analysis_main
-    from app.sample_worker import sample_main
-    from app.sim_worker import worker_main
-    from app.worker_messages import FramePacket, TrialJob
     from app.workers import WorkerProcess
+    from app.workers.analysis import analysis_main
+    from app.workers.messages import FramePacket, TrialJob
+    from app.workers.sampling import sample_main
+    from app.workers.simulation import worker_main
     from engine.grasp.grasp import Grasp
     from engine.grasp.params import SimulationParams
     from engine.grasp.trial_plan import TrialSpec, planned_trial

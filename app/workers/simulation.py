@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from app.worker_messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
+from app.workers.messages import FramePacket, TrialEnded, TrialJob, TrialStarted, WorkerReady
 
 log = logging.getLogger(__name__)
 

@@ -75,7 +75,7 @@ def render_video(job: VideoJob, progress: Any, cancel: Any) -> None:
     frames) or ("error", message) or ("cancelled", frames) on `progress`."""
     import pyvista as pv
 
-    from app.sim_worker import lower_priority
+    from app.workers.simulation import lower_priority
 
     lower_priority()
 

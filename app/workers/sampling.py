@@ -8,7 +8,7 @@ import logging
 import time
 from typing import Any
 
-from app.worker_messages import DefaultGraspFound, DefaultGraspJob, SampledGrasps, SampleJob
+from app.workers.messages import DefaultGraspFound, DefaultGraspJob, SampledGrasps, SampleJob
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +58,8 @@ def sample_main(inbox: Any, outbox: Any, nice: int = 19) -> None:
     job is run (an owner sends one kind, so an older job left waiting is a stale one). The
     process runs `nice` levels below the GUI and imports the sampler and the simulator's
     checks before the first job arrives."""
-    from app.sim_worker import lower_priority
     from app.workers import newest_job
+    from app.workers.simulation import lower_priority
 
     lower_priority(nice)
     import engine.analytic.ranking

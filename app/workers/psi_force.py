@@ -8,7 +8,7 @@ import logging
 import time
 from typing import Any
 
-from app.worker_messages import PsiForceFound, PsiForceJob
+from app.workers.messages import PsiForceFound, PsiForceJob
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,8 @@ def psi_force_of(job: PsiForceJob, pads: dict, superseded: Any = None) -> PsiFor
 def psi_force_main(inbox: Any, outbox: Any, nice: int = 10) -> None:
     """Serve PsiForceJobs from `inbox` until None; only the newest waiting job is run. The
     process runs `nice` levels below the GUI and loads the simulator before the first job."""
-    from app.sim_worker import lower_priority
     from app.workers import newest_job
+    from app.workers.simulation import lower_priority
 
     lower_priority(nice)
     import engine.grasp.calibration  # noqa: F401  (the simulator, before the first job)
