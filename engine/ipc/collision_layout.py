@@ -131,12 +131,37 @@ class CollisionLayout:
     def pair_distance(self, a: int, b: int, x: np.ndarray, radius: float) -> float:
         """The smallest distance (m) between bodies a and b at collision positions x if it is
         below `radius`, else inf: pair_collisions' minimum distance, its queries on
-        ipctk_gateway's query threads (a count and a minimum need no pair order)."""
-        mesh, rows = self.pair_mesh(a, b)
+        ipctk_gateway's query threads (a count and a minimum need no pair order).
+
+        The query runs over each body's faces whose boxes come within `radius` of the other
+        body's box: a pair closer than `radius` has both primitives in such faces (a face's box
+        holds its edges' and vertices'), so the pairs and their minimum are the whole bodies',
+        without a broad phase over a 16k-face scan's far side (115 of ~120 ms per query)."""
+        rows = self.pair_mesh(a, b)[1]
         xs = x[rows]
         if self._boxes_apart(a, b, xs, rows, radius):
             return float("inf")
-        return ipc.distance_within(mesh, xs, radius)
+        near_a = self._faces_near(x, a, b, radius)
+        near_b = self._faces_near(x, b, a, radius)
+        if not len(near_a) or not len(near_b):
+            return float("inf")
+        faces = np.concatenate([near_a, near_b])
+        used = np.unique(faces)
+        remap = np.full(self.n_collision, -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        sub = ipc.collision_mesh(
+            self.x_initial[used], remap[faces], self.collision_owner[used], ground=False
+        )
+        return ipc.distance_within(sub, x[used], radius)
+
+    def _faces_near(self, x: np.ndarray, a: int, b: int, radius: float) -> np.ndarray:
+        """Body a's faces (rows into x) whose boxes come within `radius` of body b's box."""
+        pb = x[self.collision_owner == b]
+        lo, hi = pb.min(axis=0) - radius, pb.max(axis=0) + radius
+        faces = self.body_faces(a)
+        fx = x[faces]  # (m, 3, 3)
+        near = ((fx.max(axis=1) >= lo) & (fx.min(axis=1) <= hi)).all(axis=1)
+        return faces[near]
 
     def _boxes_apart(self, a: int, b: int, xs: np.ndarray, rows: np.ndarray, radius: float) -> bool:
         """Whether bodies a and b (positions xs of the pair mesh's rows) have bounding boxes

@@ -44,6 +44,8 @@ BROAD_PHASE = ipctk.LBVH()
 # was 2.5x cheaper per call than Tight Inclusion here (1.7 vs 4.4 ms, ipctk_notes.md) and cut
 # the REACH cube trials' time by a third with the same outcomes.
 NARROW_PHASE = ipctk.AdditiveCCD()
+# candidates_stepsize asks the plain query only about stops at or beyond this fraction.
+PLAIN_CCD_ABOVE = 0.5
 PSD_CLAMP = ipctk.PSDProjectionMethod.CLAMP
 PSD_NONE = ipctk.PSDProjectionMethod.NONE
 
@@ -182,16 +184,23 @@ def active_collisions_among(
 def candidates_stepsize(
     candidates: Candidates, mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray
 ) -> float:
-    """collision_free_stepsize(mesh, x0, x1), exactly, using candidates of that move.
+    """collision_free_stepsize(mesh, x0, x1) using candidates of that move: the same step,
+    or a slightly shorter one, still intersection-free.
 
     The candidates (swept_candidates: inflated boxes) hold every pair the plain query checks
-    and more, so their step is never larger. When it is the whole step, it is the answer;
-    otherwise (about a quarter of the queries in a REACH trial) the plain query decides, since
-    additive CCD can stop a hair short of 1 on an extra pair that never touches.
+    and more, so their step is never larger. When it is the whole step, it is the answer.
+    Additive CCD can stop a hair short of 1 on an extra pair that never touches (it stops a
+    pair at a tenth of its start distance): there the plain query decides. A stop in the
+    first half of the move comes from a pair that closes in on another, which the plain query
+    checks too: over REACH's 25 nominal trials, 2 of 679 such stops differed from the plain
+    query's, in the last digits, while 14 of 221 stops above it did (all above 0.87, by up
+    to 0.1); a 235 N scan trial's 22 agreed.
     """
     with _query_parallelism():
         alpha = float(candidates.compute_collision_free_stepsize(mesh, x0, x1, 0.0, NARROW_PHASE))
-    return 1.0 if alpha >= 1.0 else collision_free_stepsize(mesh, x0, x1)
+    if alpha >= 1.0:
+        return 1.0
+    return alpha if alpha < PLAIN_CCD_ABOVE else collision_free_stepsize(mesh, x0, x1)
 
 
 def collisions_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> NormalCollisions:

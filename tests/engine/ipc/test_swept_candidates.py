@@ -97,7 +97,7 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
     """On a real squeeze and lift (REACH cube grasp 5), every contact set taken from a step's
     candidates (the line search's, and the next step's first one in ContactTerm.begin when its
     initial guess lies in the last cover) equals a full build at the same positions, and so does
-    every CCD answer (the line search's and, through ContactTerm.covered_stepsize or the guess
+    every CCD answer, to round-off (the line search's and, through ContactTerm.covered_stepsize or the guess
     cover of a move the last cover does not hold, the next step's initial guesses')."""
     from engine.grasp.params import SimulationParams
     from engine.grasp.trials import TrialSpec, plan_trials, run_trial
@@ -130,7 +130,10 @@ def test_line_search_contact_sets_from_the_step_equal_full_builds(monkeypatch):
         inside.append(True)
         got = stepsize(candidates, mesh, x0, x1)
         inside.pop()
-        assert got == plain(mesh, x0, x1)
+        # The plain query's step, or (a stop in the move's first half, taken from the
+        # candidates) the same to round-off.
+        want = plain(mesh, x0, x1)
+        assert got == want or (got < ipc.PLAIN_CCD_ABOVE and got == pytest.approx(want, rel=1e-9))
         checked["ccd"] += 1
         return got
 
