@@ -26,10 +26,11 @@ from engine.batch.reach_records import load_reach_records
 from engine.batch.tasks import STATUS_OK
 from engine.errors import ParameterError
 
-MAX_LABEL_BYTES = 256 * 1024**2
+MAX_LABEL_BYTES = 64 * 1024**2
 """Largest labels file read."""
-MAX_TRIALS_PER_ROW = 1_000_000
-"""Most physical trials one labels CSV row may declare (successes, trials)."""
+MAX_TRIALS = 1_000_000
+"""Most physical trials the labels files of one evaluation may hold together (each is held in
+memory: a 576-byte CSV of 40 rows declaring a million trials each took 4.6 GB)."""
 
 _TRUE = {"1", "true", "yes", "y", "t", "success"}
 _FALSE = {"0", "false", "no", "n", "f", "fail", "failure"}
@@ -63,7 +64,7 @@ def _bool(value: object, where: str) -> bool:
 
 def load_labels(paths: list[str]) -> dict[str, PhysicalLabel]:
     """Physical outcomes per grasp id from one or more label files."""
-    outcomes: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    outcomes = _Outcomes()
     seen: dict[str, str] = {}
     for path in paths:
         p = Path(path).expanduser()
@@ -73,15 +74,41 @@ def load_labels(paths: list[str]) -> dict[str, PhysicalLabel]:
             _reach_labels(p, outcomes, seen)
         else:
             _csv_labels(p, outcomes)
-    if not outcomes:
+    if not outcomes.trials:
         raise ParameterError(f"no physical labels in {', '.join(paths)}")
     return {
         gid: PhysicalLabel(gid, tuple(r for _, r in sorted(trials, key=lambda x: x[0])))
-        for gid, trials in outcomes.items()
+        for gid, trials in outcomes.trials.items()
     }
 
 
-def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]], seen: dict[str, str]) -> None:
+class _Outcomes:
+    """(trial, result) per grasp id, and how many trials in all, within MAX_TRIALS."""
+
+    def __init__(self) -> None:
+        self.trials: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+        self.count = 0
+
+    def held(self, gid: str) -> int:
+        """Trials of grasp `gid` so far."""
+        return len(self.trials.get(gid, ()))
+
+    def add(self, gid: str, results: list[tuple[int, bool]], where: str) -> None:
+        """Add (trial, result) pairs of grasp `gid`, read at `where`."""
+        self.reserve(len(results), where)
+        self.trials[gid].extend(results)
+
+    def reserve(self, n: int, where: str) -> None:
+        """Count n more trials; ParameterError beyond MAX_TRIALS, before anything is held."""
+        if self.count + n > MAX_TRIALS:
+            raise ParameterError(
+                f"{where}: the labels declare more than {MAX_TRIALS:,} physical trials in all "
+                f"({self.count + n:,} so far); evaluate fewer or smaller label files at a time"
+            )
+        self.count += n
+
+
+def _reach_labels(p: Path, out: _Outcomes, seen: dict[str, str]) -> None:
     """The records of a REACH JSON; `seen` maps each record read (as JSON text) to where it
     was, so a copied record (within a file or across files) is refused, not counted twice."""
     try:
@@ -96,7 +123,7 @@ def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]], seen: dict[st
             if name not in rec:
                 raise ParameterError(f"{where}: field {name!r} is missing")
         gid = f"{rec['obj']}/{rec['attempt']}"
-        trial = rec.get("trial", len(out.get(gid, [])))
+        trial = rec.get("trial", out.held(gid))
         if isinstance(trial, bool) or not isinstance(trial, int):
             raise ParameterError(f"{where}: field 'trial' must be an integer (got {trial!r})")
         copy = json.dumps(rec, sort_keys=True, default=str)
@@ -106,10 +133,10 @@ def _reach_labels(p: Path, out: dict[str, list[tuple[int, bool]]], seen: dict[st
                 "the same): it would count as another physical trial; remove the copy"
             )
         seen[copy] = where
-        out[gid].append((trial, _bool(rec["result"], where)))
+        out.add(gid, [(trial, _bool(rec["result"], where))], where)
 
 
-def _csv_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
+def _csv_labels(p: Path, out: _Outcomes) -> None:
     try:
         if p.stat().st_size > MAX_LABEL_BYTES:
             raise ParameterError(
@@ -137,16 +164,14 @@ def _csv_labels(p: Path, out: dict[str, list[tuple[int, bool]]]) -> None:
         ) from None
 
 
-def _label_row(
-    p: Path, line: int, raw: dict[str | None, object], out: dict[str, list[tuple[int, bool]]]
-) -> None:
+def _label_row(p: Path, line: int, raw: dict[str | None, object], out: _Outcomes) -> None:
     row = {k.strip().lower(): str(v or "").strip() for k, v in raw.items() if isinstance(k, str)}
     where = f"{p} line {line}"
     gid = row["grasp_id"]
     if not gid:
         raise ParameterError(f"{where}: field 'grasp_id' is empty")
     if "result" in row and row["result"] != "":
-        out[gid].append((len(out[gid]), _bool(row["result"], where)))
+        out.add(gid, [(out.held(gid), _bool(row["result"], where))], where)
         return
     try:
         k, n = int(row["successes"]), int(row["trials"])
@@ -154,12 +179,9 @@ def _label_row(
         raise ParameterError(f"{where}: fields 'successes' and 'trials' must be integers") from None
     if not 0 <= k <= n or n == 0:
         raise ParameterError(f"{where}: need 0 <= successes <= trials and trials > 0")
-    if n > MAX_TRIALS_PER_ROW:
-        raise ParameterError(
-            f"{where}: trials={n} is more physical trials than a labels row may hold "
-            f"(at most {MAX_TRIALS_PER_ROW})"
-        )
-    out[gid].extend((len(out[gid]) + j, j < k) for j in range(n))
+    out.reserve(n, where)
+    first = out.held(gid)
+    out.trials[gid].extend((first + j, j < k) for j in range(n))
 
 
 @dataclass

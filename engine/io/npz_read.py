@@ -13,6 +13,7 @@ import os
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -23,8 +24,9 @@ from engine.errors import ParameterError
 MAX_FILE_BYTES = 2 * 1024**3
 """Largest .npz read (2 GiB): a session of many long trials stays well below it."""
 
-MAX_TOTAL_BYTES = 4 * 1024**3
-"""Largest sum of the members' uncompressed sizes (4 GiB)."""
+MAX_TOTAL_BYTES = 3 * 1024**3 // 2
+"""Largest sum of the members' uncompressed sizes (1.5 GiB: a session of 20 trials of a
+thousand frames each inflates to about 1 GB), so a reading process stays under 2 GB."""
 
 MAX_ARRAY_ELEMENTS = 200_000_000
 """Largest array (elements); 200 M float32 is 800 MB."""
@@ -42,10 +44,13 @@ def read_npz(
     max_file_bytes: int | None = None,
     max_total_bytes: int | None = None,
     max_elements: int | None = None,
+    member_elements: Mapping[str, int] | None = None,
 ) -> dict[str, np.ndarray]:
     """Every array of the .npz at `path` by name (without the `.npy` suffix).
 
-    The caps default to the module's MAX_* values (read at call time)."""
+    The caps default to the module's MAX_* values (read at call time); `member_elements`
+    caps named arrays further (an embedded mesh within the mesh budget), checked on their
+    headers before they are inflated."""
     max_file_bytes = MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
     max_total_bytes = MAX_TOTAL_BYTES if max_total_bytes is None else max_total_bytes
     max_elements = MAX_ARRAY_ELEMENTS if max_elements is None else max_elements
@@ -77,7 +82,8 @@ def read_npz(
                     raise NpzError(f"{p}: entry {name!r} is not a NumPy array (.npy)")
                 key = name[: -len(".npy")]
                 with zf.open(info) as member:
-                    arrays[key] = _read_member(p, key, member, max_elements)
+                    cap = min(max_elements, (member_elements or {}).get(key, max_elements))
+                    arrays[key] = _read_member(p, key, member, cap)
     except NpzError:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:

@@ -23,6 +23,7 @@ import trimesh
 
 from engine.errors import MeshError, ParameterError, literal
 from engine.scene.mesh_bodies import parse_body
+from engine.scene.mesh_budget import check_face_budget, declared_faces
 from engine.scene.mesh_headers import check_header_counts
 from engine.scene.mesh_intersections import check_self_intersections
 from engine.scene.mesh_repair import NO_REPAIR, MeshRepair, repair_mesh
@@ -258,7 +259,11 @@ def load_object_mesh(
     except OSError as exc:
         raise MeshError(f"cannot read {path} ({exc.strerror}): check its permissions") from exc
     check_header_counts(str(path), ext, data)
+    declared = declared_faces(ext, data)
+    if declared is not None:
+        check_face_budget(str(path), *declared)
     mesh = _read_trimesh(path, data)
+    check_face_budget(str(path), len(mesh.faces))
     vertices, faces, repair = solid_from_arrays(
         mesh.vertices, mesh.faces, str(path), unit, body, indexed=ext != ".stl"
     )

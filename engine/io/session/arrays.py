@@ -13,6 +13,7 @@ from engine.io.npz_read import MAX_FILE_BYTES, NpzError, read_npz
 from engine.io.session.files import file_sha256
 from engine.io.session.json_values import _HEX64
 from engine.io.session.records import Session, SessionError
+from engine.scene import mesh_budget
 from engine.scene.mesh_repair import MeshRepair
 from engine.scene.object_mesh import ObjectMesh, solid_from_arrays
 
@@ -67,9 +68,17 @@ def _load_arrays(doc: dict, json_path: Path) -> dict[str, np.ndarray]:
                 "file saved with this session"
             )
     try:
-        return read_npz(npz_path)
+        return read_npz(npz_path, member_elements=_mesh_elements())
     except NpzError as exc:
         raise SessionError(f"the session's arrays file: {exc}") from exc
+
+
+def _mesh_elements() -> dict[str, int]:
+    """Caps (elements) on the embedded mesh's arrays, checked before they are inflated: the
+    mesh budget's triangles, and at most three vertices per triangle (a 1.7 MB arrays file
+    inflated to a 66.7M-vertex mesh, 3.5 GB, without them)."""
+    faces = mesh_budget.MAX_MESH_FACES
+    return {"object_faces": 3 * faces, "object_vertices": 9 * faces}
 
 
 def _embedded_mesh(arrays: dict[str, np.ndarray], session: Session, json_path: Path) -> ObjectMesh:

@@ -81,14 +81,22 @@ def test_a_csv_without_the_columns_is_refused(tmp_path, header):
     )
 
 
-def test_trials_per_row_are_capped(tmp_path, monkeypatch):
-    monkeypatch.setattr(labels_module, "MAX_TRIALS_PER_ROW", 10)
+def test_trials_in_all_are_capped_before_they_are_held(tmp_path, monkeypatch):
+    """Every declared trial is held in memory: a 576-byte CSV of 40 rows of a million trials
+    each took 4.6 GB. The budget counts trials over all rows (and files) of one evaluation,
+    in both CSV forms, and refuses before holding the row that crosses it."""
+    monkeypatch.setattr(labels_module, "MAX_TRIALS", 10)
     _, got = _load(tmp_path, "grasp_id,successes,trials\na,10,10\n")
     assert got["a"].outcomes == (True,) * 10
     p, message = _refusal(tmp_path, "grasp_id,successes,trials\na,1,11\n")
     assert message == (
-        f"{p} line 2: trials=11 is more physical trials than a labels row may hold (at most 10)"
+        f"{p} line 2: the labels declare more than 10 physical trials in all (11 so far); "
+        "evaluate fewer or smaller label files at a time"
     )
+    p, message = _refusal(tmp_path, "grasp_id,successes,trials\na,1,6\nb,2,5\n")
+    assert message.startswith(f"{p} line 3: the labels declare more than 10 physical trials")
+    p, message = _refusal(tmp_path, "grasp_id,result\n" + "g,1\n" * 11)
+    assert message.startswith(f"{p} line 12: the labels declare more than 10 physical trials")
 
 
 def test_the_file_size_is_capped(tmp_path, monkeypatch):

@@ -230,6 +230,26 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(saved, monkeypatch):
         load_session(json_path)
 
 
+def test_an_embedded_mesh_over_the_mesh_budget_is_refused_before_it_is_inflated(saved, monkeypatch):
+    """Within the arrays file's caps (here 1.5 GiB inflated), an embedded mesh could still
+    inflate from 1.7 MB to 66.7M vertices (3.5 GB): its arrays are capped by the mesh budget
+    (triangles, and three vertices per triangle), read from their headers first."""
+    from engine.scene import mesh_budget
+
+    json_path, npz_path = saved
+    monkeypatch.setattr(mesh_budget, "MAX_MESH_FACES", 1000)
+    with zipfile.ZipFile(npz_path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("object_vertices.npy", _npy_header("<f8", (3001, 3)) + bytes(8 * 9003))
+        zf.writestr("object_faces.npy", _npy_header("<i8", (10, 3)) + bytes(8 * 30))
+    edit_json(json_path, lambda d: d.update(frames_sha256=""))
+    with pytest.raises(SessionError, match=r"'object_vertices' declares shape \(3001, 3\)"):
+        load_session(json_path)
+    monkeypatch.setattr(mesh_budget, "MAX_MESH_FACES", 1001)  # 9009 elements allowed
+    with pytest.raises(SessionError) as err:
+        load_session(json_path)
+    assert "declares shape" not in str(err.value)
+
+
 def test_sessions_without_hash_or_frames_still_open(saved):
     json_path, npz_path = saved
     edit_json(json_path, lambda d: d.pop("frames_sha256"))
