@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "engine.cli.sample",
         "sample antipodal grasps that fit the gripper and write them as a grasp CSV",
     ),
+    "poses": (
+        "engine.cli.poses",
+        "list an object's resting poses, look-alikes merged, for --stable-pose",
+    ),
     "warmup": (
         "engine.cli.warmup",
         "compile the elastic kernels into numba's cache now, not in the first simulation",
