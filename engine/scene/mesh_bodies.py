@@ -20,6 +20,7 @@ from engine.scene.mesh_surface import (
     is_closed,
     mm,
     plural,
+    signed_volume,
     undirected_edges,
 )
 from engine.scene.scene_settings import body_setting
@@ -99,13 +100,9 @@ class _Body:
     closed: bool
 
 
-def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -> None:
-    """Refuse overlapping and nested bodies (MeshError with the counts and the fix).
-
-    Overlapping bodies would count the overlap twice (two overlapping 3 cm cubes read as
-    54 cm^3 instead of 46) and an inner shell (a cavity or a nested part) adds its volume
-    instead of removing it (a cube with a 1 cm shell inside: 28 cm^3, not 26).
-    """
+def _overlaps(vertices: np.ndarray, bodies: list[_Body]) -> tuple[int, int]:
+    """(bodies inside another, bodies overlapping another): an inside-test of each body's
+    vertices and face centres against every other closed body whose box meets its box."""
     parts = []
     for b in bodies:
         part = trimesh.Trimesh(vertices, b.faces, process=False)
@@ -130,8 +127,13 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
             if inside.any():
                 overlapping += 1
                 break
-    if not nested and not overlapping:
-        return
+    return nested, overlapping
+
+
+def _refuse_overlaps(bodies: list[_Body], nested: int, overlapping: int, where: str) -> None:
+    """MeshError for nested bodies (an inner shell's volume would be added, not removed: a cube
+    with a 1 cm shell inside read 28 cm^3, not 26), and for overlapping bodies that cannot be
+    merged (not closed)."""
     what = []
     if overlapping:
         what.append(f"{overlapping} overlap another")
@@ -144,6 +146,19 @@ def _check_bodies_apart(vertices: np.ndarray, bodies: list[_Body], where: str) -
         "Blender's Boolean modifier or MeshLab), delete inner shells, or choose one body ({0})",
         settings=[body_setting("K")],
     )
+
+
+def _union(vertices: np.ndarray, bodies: list[_Body]) -> trimesh.Trimesh:
+    """The boolean union of closed bodies (manifold3d through trimesh), each oriented outward
+    first: overlapping bodies of one object (a CAD cup and its handle, a convex decomposition's
+    pieces) become one solid whose volume counts the overlap once."""
+    parts = []
+    for b in bodies:
+        faces = b.faces if signed_volume(vertices, b.faces) >= 0 else b.faces[:, ::-1]
+        part = trimesh.Trimesh(vertices, faces, process=False)
+        part.remove_unreferenced_vertices()
+        parts.append(part)
+    return trimesh.boolean.union(parts, engine="manifold", check_volume=False)
 
 
 def _describe_bodies(vertices: np.ndarray, bodies: list[_Body], limit: int = 6) -> str:
@@ -172,15 +187,20 @@ def choose_bodies(
     body: int | str | None,
     where: str,
     changes: list[str],
-) -> tuple[np.ndarray, str]:
-    """The faces of the bodies kept, and which were kept ("", "all" or "K of N"); each change
-    (fragments removed, a body chosen) is added to `changes`."""
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """The vertices and faces of the bodies kept, and which were kept ("", "all", "K of N" or
+    "merged N"); each change (fragments removed, bodies merged, a body chosen) is added to
+    `changes`."""
     pieces = _split(vertices, faces, where)
     largest = max(p.volume_m3 for p in pieces)
     if not largest > 0:
         # Nothing encloses volume: leave it to the final volume check.
-        return faces, ""
+        return vertices, faces, ""
     bodies = _without_fragments(vertices, pieces, largest, changes)
+    if len(bodies) > 1 and not isinstance(body, int):
+        merged = _merged(vertices, bodies, body, where, changes)
+        if merged is not None:
+            return merged
     chosen = ""
     if len(bodies) > 1:
         bodies, chosen = _chosen(vertices, bodies, body, where, changes)
@@ -189,7 +209,37 @@ def choose_bodies(
             f"{{0}} is out of range: {literal(where)} holds one body ({{1}}, or leave it out)",
             settings=[body_setting(body), body_setting(0)],
         )
-    return np.vstack([b.faces for b in bodies]), chosen
+    return vertices, np.vstack([b.faces for b in bodies]), chosen
+
+
+def _merged(
+    vertices: np.ndarray,
+    bodies: list[_Body],
+    body: str | None,
+    where: str,
+    changes: list[str],
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """Several bodies of which some overlap, merged by a boolean union when the union is one
+    solid (no body chosen) or all are kept ("all"); None when nothing overlaps or the union
+    leaves separate solids and none was chosen (then the caller lists the bodies). Nested
+    bodies, and overlapping ones that are not closed, are refused."""
+    nested, overlapping = _overlaps(vertices, bodies)
+    if nested or (overlapping and not all(b.closed for b in bodies)):
+        _refuse_overlaps(bodies, nested, overlapping, where)
+    if not overlapping:
+        return None
+    union = _union(vertices, bodies)
+    solids = len(_split(np.asarray(union.vertices), np.asarray(union.faces), where))
+    if solids > 1 and body != "all":
+        return None
+    summed = sum(b.volume_m3 for b in bodies)
+    changes.append(
+        f"merged {len(bodies)} overlapping bodies into "
+        f"{'one solid' if solids == 1 else f'{solids} solids kept as one rigid object'} by a "
+        f"boolean union ({cm3(float(union.volume))}; their volumes summed to {cm3(summed)})"
+    )
+    chosen = f"merged {len(bodies)}" if body is None else "all"
+    return np.asarray(union.vertices, dtype=np.float64), np.asarray(union.faces), chosen
 
 
 def _split(vertices: np.ndarray, faces: np.ndarray, where: str) -> list[_Body]:
@@ -246,7 +296,6 @@ def _chosen(
     """Of several real bodies, the one `body` chooses or all of them ("all"); none chosen is
     refused with the list of bodies (SeveralBodiesError)."""
     if body is None:
-        _check_bodies_apart(vertices, bodies, where)
         raise SeveralBodiesError(
             f"{literal(where)} holds {len(bodies)} separate bodies "
             f"({literal(_describe_bodies(vertices, bodies))}): they would be simulated as one "
@@ -265,7 +314,6 @@ def _chosen(
                 "with {0}): merge them into one solid or export only the part to grasp",
                 settings=[body_setting("all")],
             )
-        _check_bodies_apart(vertices, bodies, where)
         changes.append(f"kept all {len(bodies)} bodies as one rigid object (--body all)")
         return bodies, "all"
     assert isinstance(body, int)

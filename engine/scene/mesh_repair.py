@@ -274,7 +274,7 @@ def repair_mesh(
     f = _drop_bad_faces(v, f, changes)
     if len(f) == 0:
         raise MeshError(f"{where} has only degenerate (zero-area) faces: export a solid object")
-    f, chosen = choose_bodies(v, f, choice, where, changes)
+    v, f, chosen = choose_bodies(v, f, choice, where, changes)
     # Compact to the kept faces' vertices.
     ids, compact = np.unique(f, return_inverse=True)
     v, f = v[ids], compact.reshape(-1, 3)

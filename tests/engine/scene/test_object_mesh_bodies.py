@@ -1,5 +1,7 @@
-"""Object meshes: several closed surfaces (overlapping bodies, inner shells) and unusable paths are
-refused with the count and the fix; one solid loads with the right volume."""
+"""Object meshes: overlapping bodies of one object are merged by a boolean union (its volume
+counts the overlap once: two 3 cm cubes offset by 1 cm along each axis are 54 - 8 = 46 cm^3),
+inner shells and unusable paths are refused with the count and the fix, separate bodies need a
+choice; one solid loads with the right volume."""
 
 from __future__ import annotations
 
@@ -29,12 +31,48 @@ def test_one_solid_has_its_volume(tmp_path):
     assert mesh.to_trimesh().volume == pytest.approx(27e-6)
 
 
-def test_two_overlapping_bodies_are_refused_with_the_count(tmp_path):
+def test_two_overlapping_bodies_merge_into_one_solid_and_say_so(tmp_path):
+    # Two 3 cm cubes offset 1 cm in x and y overlap in 2 x 2 x 3 cm: 27 + 27 - 12 = 42 cm^3.
     path = _write(tmp_path / "two.stl", _box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0)))
-    with pytest.raises(
-        MeshError, match=r"made of 2 separate closed surfaces, 2 overlap another: .*boolean union"
-    ):
+    mesh = load_object_mesh(path)
+    assert mesh.to_trimesh().volume == pytest.approx(42e-6)
+    assert mesh.to_trimesh().is_watertight
+    assert mesh.repair.body == "merged 2"
+    assert (
+        "merged 2 overlapping bodies into one solid by a boolean union (42 cm^3; their volumes "
+        "summed to 54 cm^3)" in mesh.repair.changes
+    )
+    # One of them alone is still a choice (K indexes the separate surfaces, largest first).
+    assert load_object_mesh(path, body=1).to_trimesh().volume == pytest.approx(27e-6)
+
+
+def test_a_cup_and_its_handle_exported_as_two_bodies_open_as_one_mug(tmp_path):
+    # A CAD mug: a closed cup (r 40 mm, 90 mm high) and a torus handle whose ends sink into
+    # the wall. The union is one solid, less than the two volumes summed (the sunk ends).
+    cup = trimesh.creation.cylinder(radius=0.04, height=0.09, sections=48)
+    handle = trimesh.creation.torus(major_radius=0.025, minor_radius=0.006)
+    handle.apply_transform(trimesh.transformations.rotation_matrix(1.5708, [1, 0, 0]))
+    handle.apply_translation([0.045, 0, 0])
+    path = _write(tmp_path / "mug.obj", cup, handle)
+    mesh = load_object_mesh(path)
+    volume = mesh.to_trimesh().volume
+    assert cup.volume < volume < cup.volume + handle.volume
+    assert mesh.repair.body == "merged 2"
+
+
+def test_overlapping_pieces_and_a_separate_body_need_a_choice(tmp_path):
+    # Two overlapping cubes and a third far away: the union is two solids, so no body is
+    # taken silently; 'all' keeps the merged pair and the third as one rigid object.
+    boxes = [_box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0)), _box(0.01, (0.1, 0, 0))]
+    path = _write(tmp_path / "three.obj", *boxes)
+    with pytest.raises(MeshError, match=r"holds 3 separate bodies"):
         load_object_mesh(path)
+    together = load_object_mesh(path, body="all")
+    assert together.to_trimesh().volume == pytest.approx(43e-6)
+    assert (
+        "merged 3 overlapping bodies into 2 solids kept as one rigid object by a boolean "
+        "union (43 cm^3; their volumes summed to 55 cm^3)" in together.repair.changes
+    )
 
 
 def test_an_inner_shell_is_refused_and_named(tmp_path):
@@ -68,11 +106,10 @@ def test_a_nested_part_with_outward_normals_is_refused(tmp_path):
         load_object_mesh(path)
 
 
-def test_the_issue_cases_overlap_54_instead_of_46_and_hollow_28_instead_of_26(tmp_path):
+def test_the_issue_cases_overlap_46_not_54_and_hollow_refused_not_28(tmp_path):
     two = _write(tmp_path / "a.obj", _box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0.01)))
     assert trimesh.load(two, force="mesh").volume == pytest.approx(54e-6)  # what was accepted
-    with pytest.raises(MeshError, match="2 overlap another"):
-        load_object_mesh(two)
+    assert load_object_mesh(two).to_trimesh().volume == pytest.approx(46e-6)
     hollow = _write(tmp_path / "b.obj", _box(0.03, (0, 0, 0)), _box(0.01, (0, 0, 0)))
     with pytest.raises(MeshError, match="1 inside another"):
         load_object_mesh(hollow)
