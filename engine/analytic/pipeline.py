@@ -28,6 +28,7 @@ from engine.analytic.contact_points import (
     object_geometry,
 )
 from engine.analytic.contact_profile import check_clearance, check_patch, contact_profile
+from engine.analytic.load_limits import describe, limiting_part, load_parts
 from engine.analytic.params import AnalyticParams
 from engine.analytic.registry import POINT, ModelSpec
 from engine.analytic.result import ModelResult, wilson_interval
@@ -235,8 +236,14 @@ def analyze_grasp(
     models: list[str],
     samples: int,
     seed: int,
+    explain: bool = False,
 ) -> list[ModelResult]:
-    """Every requested model's verdict on one grasp: nominal margin, robustness over samples."""
+    """Every requested model's verdict on one grasp: nominal margin, robustness over samples.
+
+    `explain`: also each model's margin against the two parts of the load on the nominal
+    pose (engine.analytic.load_limits: the pull through the grasp centre, gravity's moment
+    about it), in its result's details (pull_margin, moment_margin, moment_nm,
+    moment_about_closing_axis_nm, limit, limit_text); two more evaluations per model."""
     params.validate()
     names = check_models(models)
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 0:
@@ -263,4 +270,28 @@ def analyze_grasp(
         for spec in specs:
             if k == 0 or not spec.nominal_only:
                 outcomes[spec.name].append(_evaluate(spec, ctx, w_ext))
+            if k == 0 and explain:
+                _explain(spec, ctx, geom, grasp, outcomes[spec.name][0])
     return [_summarise(m, outcomes[m][0], outcomes[m][1:]) for m in names]
+
+
+def _explain(
+    spec: ModelSpec, ctx: _PoseContacts, geom: ObjectGeometry, grasp: Grasp, nominal: _Outcome
+) -> None:
+    """Add the load parts' margins to the nominal outcome's details (not when it failed for a
+    reason of its own: a missing contact, a collision, a jaw pushing outside its friction cone
+    is the explanation)."""
+    if nominal.reason:
+        nominal.details["limit_text"] = nominal.reason
+        return
+    parts = load_parts(geom.mass_kg, geom.center_of_mass, grasp.center, grasp.axis)
+    pull = _evaluate(spec, ctx, parts.pull)
+    moment = _Outcome(math.inf) if parts.moment_nm == 0.0 else _evaluate(spec, ctx, parts.moment)
+    nominal.details.update(
+        pull_margin=pull.margin,
+        moment_margin=moment.margin,
+        moment_nm=parts.moment_nm,
+        moment_about_closing_axis_nm=parts.about_closing_axis_nm,
+        limit=limiting_part(nominal.margin, pull.margin, moment.margin),
+        limit_text=describe(nominal.margin, pull.margin, moment.margin, parts),
+    )

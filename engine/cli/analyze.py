@@ -109,10 +109,11 @@ def run(args: argparse.Namespace) -> int:
     # The default grasp needs a gripper: --gripper's, with this opening and friction.
     sim = SimulationParams.for_gripper(args.gripper, open_width_m=params.open_width_m, mu=params.mu)
     grasp = grasp_from_args(args, obj, sim)
-    results = analyze_grasp(obj, grasp, params, models, samples, args.seed)
+    results = analyze_grasp(obj, grasp, params, models, samples, args.seed, explain=True)
     if args.json:
         for r in results:
-            print(json.dumps(r.as_json()), flush=True)
+            why = {k: r.details[k] for k in EXPLAINED if k in r.details}
+            print(json.dumps({**r.as_json(), **_finite(why)}), flush=True)
     else:
         _print_table(results, obj, params)
     if args.out:
@@ -126,6 +127,17 @@ def run(args: argparse.Namespace) -> int:
                 data = r.as_json()
                 writer.writerow({**context, **{k: _csv(data.get(k)) for k in RESULT_COLUMNS}})
     return 0
+
+
+EXPLAINED = ("limit", "limit_text", "pull_margin", "moment_margin", "moment_nm")
+"""What --json adds per model from the load's two parts (engine.analytic.load_limits)."""
+
+
+def _finite(values: dict) -> dict:
+    """Non-finite floats as None (JSON has no inf)."""
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()
+    }
 
 
 def _csv(value: object) -> object:
@@ -153,3 +165,9 @@ def _print_table(results: list[ModelResult], obj: RestingObject, params: Analyti
             f"{r.model:<11} {'yes' if r.success else 'no':<7} {_fmt(r.margin, '10.3g')} "
             f"{rob:<22} {r.time_s:8.3f}s  {r.reason or '-'}"
         )
+    explained = [r for r in results if r.details.get("limit")]
+    if explained:
+        print("what limits each verdict (the weight's pull through the grasp centre, gravity's")
+        print("moment about it; the margin of each part alone):")
+        for r in explained:
+            print(f"  {r.model:<11} {r.details['limit_text']}")
