@@ -172,8 +172,9 @@ class ForceArrowLayer:
             text.SetVisibility(False)
         self.arrows, self.meshes, self.com = {}, {}, None
 
-    def legend_text(self) -> list[str]:
-        """The legend lines shown (tests)."""
+    @property
+    def legend(self) -> list[str]:
+        """The legend lines shown."""
         return [t.GetInput() for t in self._legend.values() if t.GetVisibility()]
 
 

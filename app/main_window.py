@@ -9,16 +9,13 @@ of a controller (window.opening.open_path, window.editing.set_grasp, window.runs
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QIcon, QUndoStack
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QUndoStack
 from PySide6.QtWidgets import (
-    QComboBox,
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMenu,
     QProgressBar,
     QScrollArea,
     QSplitter,
@@ -46,7 +43,7 @@ from app.dataset_dock import DataSetDock
 from app.grasp_dock import GraspDock
 from app.help_overlay import NEXT_STEPS, HelpOverlay, shortcut_rows
 from app.log_view import LogView, app_data_dir
-from app.menus import build_menus
+from app.menus import Menus
 from app.model import AppModel, Document
 from app.param_dock import ParamDock
 from app.plots import TimePlots
@@ -62,36 +59,6 @@ log = logging.getLogger(__name__)
 
 class MainWindow(QMainWindow):
     """ipcgrasp's main window."""
-
-    # Created by app.menus.build_menus (actions are also reachable from tests and tools).
-    open_action: QAction
-    open_dataset_action: QAction
-    pin_action: QAction
-    help_action: QAction
-    camera_actions: dict[str, QAction]
-    unpin_action: QAction
-    reopen_unit_action: QAction
-    reopen_body_action: QAction
-    example_action: QAction
-    save_action: QAction
-    save_as_action: QAction
-    export_csv_action: QAction
-    export_video_action: QAction
-    export_vtk_action: QAction
-    screenshot_action: QAction
-    quit_action: QAction
-    undo_action: QAction
-    redo_action: QAction
-    simulate_action: QAction
-    cancel_action: QAction
-    default_grasp_action: QAction
-    sample_grasps_action: QAction
-    ask_replace_action: QAction
-    forces_action: QAction
-    force_mode_actions: dict[str, QAction]
-    side_by_side_action: QAction
-    recent_menu: QMenu
-    color_combo: QComboBox
 
     def __init__(self, n_workers: int | None = None, start_workers: bool = True) -> None:
         super().__init__()
@@ -122,7 +89,21 @@ class MainWindow(QMainWindow):
         self.checker = AnalysisClient(self, check=True, models=(), name="ipcgrasp-check")
         self.analysis = AnalysisClient(self, check=False, name="ipcgrasp-analysis")
 
-        # Controllers (the scene first: it draws the grasp before the analysis requests it).
+        self._build_controllers()  # and the menus (app/menus.py)
+        self._bind_views()
+        # Qt signals for tests and tools: a frame drawn, predictions shown.
+        self.frame_displayed = self.scene.frame_displayed
+        self.predictions_shown = self.analysis_ctl.predictions_shown
+        if start_workers:
+            self.sim.start()
+            self.checker.start()
+            self.analysis.start()
+            self.defaults.start()
+        self.scene.start()
+
+    def _build_controllers(self) -> None:
+        """The controllers, in the order they depend on one another, and the menus."""
+        # The scene first: it draws the grasp before the analysis requests it.
         self.scene = SceneController(
             self.model, self.viewport, self.timeline, self.plots, self.predictions,
             self.grasp_dock, self.ui, self.sim, self,
@@ -138,7 +119,7 @@ class MainWindow(QMainWindow):
         self.sampling = SamplingController(self.model, self.editing, self.ui, self)
         self.sessions = SessionController(
             self.model, self.sim, self.ui, self.viewport.camera_position,
-            lambda: self.ask_replace_action.isChecked(), self._set_ask_replace,
+            lambda: self.menus.ask_replace_action.isChecked(), self._set_ask_replace,
         )  # fmt: skip
         self.runs = RunController(
             self.model, self.sim, self.ui, self.sessions.confirm_replace_results,
@@ -149,31 +130,21 @@ class MainWindow(QMainWindow):
             self.model, self.viewport, self.predictions, self.ui, self,
             force_view=self.scene.video_force_view, side_by_side=self.scene.video_side_by_side,
         )  # fmt: skip
-        build_menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
+        self.menus = Menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
         self.opening = OpenController(
             self.model, self.viewport, self.ui, self.sessions.confirm_discard,
-            self.undo_stack.clear, self._set_title, self.recent_menu,
+            self.undo_stack.clear, self._set_title, self.menus.recent_menu,
         )  # fmt: skip
         self.compare = CompareController(
             self.model, self.compare_label, self.ui, lambda: self.scene.compare_view
         )
-        self.side_by_side_action.toggled.connect(lambda _on: self.compare.refresh())
+        self.menus.side_by_side_action.toggled.connect(lambda _on: self.compare.refresh())
         self.datasets = DataSetController(
             self.model, self.dataset_dock, self.viewport, self.opening, self.editing, self.runs,
             self.sim, self.ui, self.sessions.confirm_discard,
             self.sessions.confirm_replace_results, self._show_dataset_dock,
             self.scene.update_quality, self,
         )  # fmt: skip
-        self._bind_views()
-        # Qt signals for tests and tools: a frame drawn, predictions shown.
-        self.frame_displayed = self.scene.frame_displayed
-        self.predictions_shown = self.analysis_ctl.predictions_shown
-        if start_workers:
-            self.sim.start()
-            self.checker.start()
-            self.analysis.start()
-            self.defaults.start()
-        self.scene.start()
 
     @property
     def doc(self) -> Document | None:
@@ -257,7 +228,8 @@ class MainWindow(QMainWindow):
         bindings.bind_grasp_dock(m, self.grasp_dock, self.editing)
         bindings.bind_param_dock(m, self.param_dock, self.editing)
         bindings.bind_runs_table(m, self.runs_table)
-        bindings.bind_run_controls(m, self.simulate_action, self.cancel_action, self.progress)
+        menus = self.menus
+        bindings.bind_run_controls(m, menus.simulate_action, menus.cancel_action, self.progress)
         self.viewport.picked.connect(self.editing.place_grasp_at)
         self.viewport.hovered.connect(self.editing.preview_at)
         m.candidates_changed.connect(self.viewport.show_candidates)
@@ -290,7 +262,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"ipcgrasp - {label}")
 
     def _set_ask_replace(self, ask: bool) -> None:
-        self.ask_replace_action.setChecked(ask)  # toggled saves the preference
+        self.menus.ask_replace_action.setChecked(ask)  # toggled saves the preference
 
     def use_pool(self, pool: SimulationPool) -> None:
         """Run simulations on `pool` from now on (benchmarks swap in a cold pool)."""
@@ -301,15 +273,15 @@ class MainWindow(QMainWindow):
         self.datasets.pool = pool
 
     # --- Qt events ----------------------------------------------------------------------------
-    def dragEnterEvent(self, event: Any) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         """Accept dragged local files."""
         self.opening.drag_enter(event)
 
-    def dropEvent(self, event: Any) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:
         """Open a dropped file."""
         self.opening.drop(event)
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Ask before losing results or running trials, then shut down."""
         if not self.sessions.confirm_discard("quit"):
             event.ignore()

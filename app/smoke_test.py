@@ -68,7 +68,7 @@ def _open_data_set(window: Any, folder: Path) -> str:
         raise SmokeFailure("; ".join(window.ui.errors) or "the data set did not open")
     ds = window.model.dataset
     rows = window.dataset_dock.proxy.rowCount()
-    glyphs = window.viewport.glyph_polys.get("dataset")
+    glyphs = window.viewport.dataset.poly
     if ds is None or rows != 3 or glyphs is None or glyphs.n_cells != 12:
         raise SmokeFailure(
             f"the data set shows {rows} rows and {0 if glyphs is None else glyphs.n_cells} glyph "
@@ -100,7 +100,10 @@ def run_smoke_test(
         if not ok or window.doc is None:
             raise SmokeFailure("; ".join(window.ui.errors) or "no document")
         step = "drawing the default grasp"
-        if len(window.viewport._pad_actors) != 2 or len(window.viewport._plate_actors) != 2:
+        if (
+            len(window.viewport.gripper.pad_actors) != 2
+            or len(window.viewport.gripper.plate_actors) != 2
+        ):
             raise SmokeFailure("the gripper (two pads, two backing plates) is not drawn")
         wait_until(app, lambda: window.model.grasp_valid is not None, 120, "the grasp check")
         if not window.model.grasp_valid:

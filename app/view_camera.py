@@ -10,7 +10,7 @@ turn a preset puts the same picture back. GUI thread only, like every pyvista/VT
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -87,17 +87,6 @@ def frame_box(
     cam.parallel_scale = max(float(y.max()), float(x.max()) / aspect, 1e-5) / FILL
     renderer.reset_camera_clipping_range()
     renderer.camera_set = True
-
-
-def projected_extent(renderer: pv.Renderer, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Display-pixel (min, max) of `box`'s corners as `renderer` draws them (tests)."""
-    points = []
-    for p in _corners(box):
-        renderer.SetWorldPoint(*p, 1.0)
-        renderer.WorldToDisplay()
-        points.append(renderer.GetDisplayPoint()[:2])
-    pts = np.asarray(points)
-    return pts.min(axis=0), pts.max(axis=0)
 
 
 class Section:
@@ -181,3 +170,86 @@ class Section:
         )
         cut = world.slice(normal=self.normal, origin=self.origin)
         return cut if cut.n_points else None
+
+
+FRAMED_ACTORS = ("object", "pad0", "pad1", "plate0", "plate1")
+
+
+class ViewCamera:
+    """The 3D view's camera: the presets, the orthographic toggle and the section, framing
+    the object and the gripper as drawn; a new object is framed with its gripper once that is
+    drawn. `changed` is called after each change (the view renders on its next tick)."""
+
+    def __init__(self, plotter: Any, changed: Callable[[], None]) -> None:
+        self.plotter = plotter
+        self.section = Section(plotter)
+        self._changed = changed
+        self._frame_pending = False
+
+    def framed_bounds(self) -> np.ndarray | None:
+        """The (3, 2) box the camera presets frame: the object and the gripper as drawn."""
+        actors = self.plotter.renderer.actors
+        return union_bounds(
+            [a.GetBounds() for n in FRAMED_ACTORS if (a := actors.get(n)) and a.GetVisibility()]
+        )
+
+    def preset(self, name: str) -> None:
+        """Look at the object and the gripper from the "front" (along +y), the "side" (along
+        -x), the "top" (down -z), as at first ("reset", isometric), or "fit" them in the view
+        keeping the direction; whatever the zoom, pan or turn before."""
+        if name not in CAMERA_PRESETS:
+            raise ValueError(f"unknown camera preset {name!r}; use {', '.join(CAMERA_PRESETS)}")
+        # The renderer's camera: the plotter's camera property resets the camera (rendering
+        # twice) while it is marked unset.
+        box = self.framed_bounds()
+        if box is None:
+            return
+        direction, up = CAMERA_VIEWS.get(name, (None, None))
+        frame_box(self.plotter.renderer, box, direction, up)
+        self._changed()
+
+    def new_scene(self) -> None:
+        """The initial view of a new scene; framed again once its gripper is drawn."""
+        self.preset("reset")
+        self._frame_pending = True
+
+    def gripper_drawn(self) -> None:
+        """Frame the new scene with its gripper (once)."""
+        if self._frame_pending:
+            self._frame_pending = False
+            self.preset("reset")
+
+    def set_orthographic(self, on: bool) -> None:
+        """Parallel projection (no perspective: sizes compare across the view) or perspective;
+        the framing is kept (frame_box sets both the distance and the scale)."""
+        camera = self.plotter.renderer.camera
+        if bool(camera.parallel_projection) != on:
+            camera.parallel_projection = on
+            # The wheel zooms a parallel view by its scale: start from what frames the scene.
+            box = self.framed_bounds()
+            if box is not None:
+                frame_box(self.plotter.renderer, box)
+            self._changed()
+
+    def set_section(self, on: bool) -> None:
+        """The section through the grasp plane on or off: on, the camera looks down the
+        approach direction at the cut."""
+        self.section.on = on
+        self.section.update()
+        if on:
+            # The cut itself framed (the gripper's base, cut away, would set the distance).
+            outline = self.plotter.renderer.actors.get("section_outline")
+            box = None if outline is None else union_bounds([outline.GetBounds()])
+            box = self.framed_bounds() if box is None else box
+            if box is not None:
+                # Down the approach, the closing axis left to right.
+                up = np.cross(self.section.axis, self.section.normal)
+                frame_box(self.plotter.renderer, box, -self.section.normal, up)
+        self._changed()
+
+    def follow_grasp(self, pose: np.ndarray, lift_m: float = 0.0) -> None:
+        """The section's plane through the grasp at `pose` (lifted by `lift_m`), and the new
+        scene framed if it waits for its gripper."""
+        self.section.set_plane(pose, lift_m)
+        self.section.update()
+        self.gripper_drawn()

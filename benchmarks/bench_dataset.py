@@ -238,7 +238,7 @@ def measure(results: Path, table: Path, repeats: int) -> dict:
     ds = w.model.dataset
     out["grasps"], out["rows"] = len(ds.grasps), sum(len(g.trials) for g in ds.grasps)
     out["models"] = ds.models
-    out["glyph_cells"] = w.viewport.glyph_polys["dataset"].n_cells
+    out["glyph_cells"] = w.viewport.dataset.poly.n_cells
     table_view = w.dataset_dock.table
     rng = np.random.default_rng(1)
     rows = rng.choice(w.dataset_dock.proxy.rowCount(), size=40, replace=False)

@@ -61,7 +61,7 @@ def stream(app, window, probe: GapProbe) -> dict:
     probe.start()
     t0 = time.perf_counter()
     window.doc.dirty = False
-    window.simulate_action.trigger()
+    window.menus.simulate_action.trigger()
     _wait(app, lambda: not window.sim.is_running(), 1800)
     wall = time.perf_counter() - t0
     gaps = sorted(probe.stop())
@@ -110,9 +110,9 @@ def main() -> int:
     window.editing.edit_param("n_trials", args.trials)
 
     # The arrows on, one per contact point (the View menu's actions, as a user would).
-    window.force_mode_actions["points"].trigger()
-    assert window.forces_action.isChecked() and window.scene.force_mode == "points"
-    shows = ShowTimer(window.viewport.forces)
+    window.menus.force_mode_actions["points"].trigger()
+    assert window.menus.forces_action.isChecked() and window.scene.force_mode == "points"
+    shows = ShowTimer(window.viewport.forces.layer)
     probe = GapProbe(PROBE_MS)
     runs = [stream(app, window, probe) for _ in range(args.repeats)]
     assert shows.times, "no frame was drawn with its contact forces"
@@ -120,8 +120,8 @@ def main() -> int:
     # Contrast: the same run with the arrows off.
     contrast = None
     if not args.quick:
-        window.forces_action.trigger()
-        assert not window.forces_action.isChecked()
+        window.menus.forces_action.trigger()
+        assert not window.menus.forces_action.isChecked()
         contrast = stream(app, window, probe)
     uptime_after = _uptime()
 

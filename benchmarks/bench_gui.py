@@ -34,7 +34,7 @@ def first_frame_s(app, window) -> float:
     conn = window.frame_displayed.connect(lambda t, i: drawn.append(time.perf_counter()))
     window.doc.dirty = False
     t0 = time.perf_counter()
-    window.simulate_action.trigger()
+    window.menus.simulate_action.trigger()
     _wait(app, lambda: bool(drawn), 120)
     window.frame_displayed.disconnect(conn)
     window.runs.cancel_simulation()
@@ -111,7 +111,7 @@ def main() -> int:
         probe.start()
         t0 = time.perf_counter()
         window.doc.dirty = False
-        window.simulate_action.trigger()
+        window.menus.simulate_action.trigger()
         _wait(app, lambda: not window.sim.is_running(), 900)
         wall = time.perf_counter() - t0
         gaps = sorted(probe.stop())
@@ -135,7 +135,7 @@ def main() -> int:
     window.editing.edit_param("n_trials", 1)
     probe.start()
     window.doc.dirty = False
-    window.simulate_action.trigger()
+    window.menus.simulate_action.trigger()
     _wait(app, lambda: not window.sim.is_running(), 900)
     frozen = sorted(probe.stop())
     window.scene.start()

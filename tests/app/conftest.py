@@ -135,10 +135,10 @@ def window(shared_window, qtbot, dialogs):
     w.dataset_dock_widget.hide()
     if w.help_overlay is not None:
         w.help_overlay.hide()
-    w.color_combo.setCurrentIndex(1)
-    w.force_mode_actions["points"].setChecked(True)  # the default: per contact point
-    w.forces_action.setChecked(False)
-    w.side_by_side_action.setChecked(False)  # a pinned trial outlined (the default)
+    w.menus.color_combo.setCurrentIndex(1)
+    w.menus.force_mode_actions["points"].setChecked(True)  # the default: per contact point
+    w.menus.forces_action.setChecked(False)
+    w.menus.side_by_side_action.setChecked(False)  # a pinned trial outlined (the default)
     assert w.opening.load_example()
     w.activateWindow()
     qtbot.waitExposed(w)

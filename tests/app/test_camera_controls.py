@@ -10,8 +10,6 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from app.view_camera import projected_extent
-
 CTRL = Qt.KeyboardModifier.ControlModifier
 
 
@@ -32,6 +30,17 @@ def _key(window, qtbot, key) -> None:
     qtbot.keyClick(window, key, CTRL)
 
 
+def projected_extent(renderer, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Display-pixel (min, max) of `box`'s ((3, 2) bounds) corners as `renderer` draws them."""
+    points = []
+    for p in [(x, y, z) for x in box[0] for y in box[1] for z in box[2]]:
+        renderer.SetWorldPoint(*p, 1.0)
+        renderer.WorldToDisplay()
+        points.append(renderer.GetDisplayPoint()[:2])
+    pts = np.asarray(points)
+    return pts.min(axis=0), pts.max(axis=0)
+
+
 def _inside(vp, box) -> bool:
     """Whether `box`'s eight corners project inside the view (its renderer's pixels)."""
     r = vp.plotter.renderer
@@ -46,7 +55,7 @@ def _camera(vp) -> np.ndarray:
 
 
 def _cube_box(vp):
-    return np.asarray(vp._object_actor.GetBounds()).reshape(3, 2)
+    return np.asarray(vp.object.actor.GetBounds()).reshape(3, 2)
 
 
 def test_presets_frame_the_cube_and_gripper_after_wheel_zooms(window, qtbot):
@@ -59,7 +68,7 @@ def test_presets_frame_the_cube_and_gripper_after_wheel_zooms(window, qtbot):
         for name, key in keys.items():
             _key(window, qtbot, key)
             assert _inside(vp, cube), (name, zoom)
-            assert _inside(vp, vp.framed_bounds()), (name, zoom)  # the open gripper too
+            assert _inside(vp, vp.camera.framed_bounds()), (name, zoom)  # the open gripper too
             _wheel(vp.plotter, zoom)
     # Each preset gives the same picture whatever the zoom before.
     _key(window, qtbot, Qt.Key.Key_1)
@@ -75,7 +84,7 @@ def test_reset_view_restores_the_initial_view(window, qtbot):
     qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
     initial = _camera(vp)
     angle = vp.view_angle_deg()
-    assert _inside(vp, vp.framed_bounds())
+    assert _inside(vp, vp.camera.framed_bounds())
     _wheel(vp.plotter, 7)
     _key(window, qtbot, Qt.Key.Key_3)  # another direction, then zoomed again
     _wheel(vp.plotter, -4)
@@ -90,16 +99,16 @@ def test_orthographic_toggle_frames_the_scene(window, qtbot):
     cam = vp.plotter.renderer.camera
     try:
         _key(window, qtbot, Qt.Key.Key_5)
-        assert window.ortho_action.isChecked() and cam.parallel_projection
-        assert _inside(vp, vp.framed_bounds())
+        assert window.menus.ortho_action.isChecked() and cam.parallel_projection
+        assert _inside(vp, vp.camera.framed_bounds())
         _wheel(vp.plotter, 10)  # the wheel zooms a parallel view by its scale
         for key in (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_0, Qt.Key.Key_R):
             _key(window, qtbot, key)
-            assert _inside(vp, _cube_box(vp)) and _inside(vp, vp.framed_bounds())
+            assert _inside(vp, _cube_box(vp)) and _inside(vp, vp.camera.framed_bounds())
             _wheel(vp.plotter, 10)
     finally:
         _key(window, qtbot, Qt.Key.Key_5)
-    assert not window.ortho_action.isChecked() and not cam.parallel_projection
+    assert not window.menus.ortho_action.isChecked() and not cam.parallel_projection
 
 
 def _section_outline(vp):
@@ -109,15 +118,15 @@ def _section_outline(vp):
 
 def test_section_through_the_grasp_plane_stays_while_frames_play(window, qtbot):
     vp = window.viewport
-    obj = vp._object_actor
+    obj = vp.object.actor
     pose = window.doc.grasp.pose()
     try:
         _key(window, qtbot, Qt.Key.Key_4)
-        assert window.section_action.isChecked()
+        assert window.menus.section_action.isChecked()
         assert obj.mapper.GetNumberOfClippingPlanes() == 1
-        assert vp._pad_actors[0].mapper.GetNumberOfClippingPlanes() == 1
-        np.testing.assert_allclose(vp.section.origin, pose[:3, 3])
-        np.testing.assert_allclose(vp.section.normal, pose[:3, 2])  # normal to the approach
+        assert vp.gripper.pad_actors[0].mapper.GetNumberOfClippingPlanes() == 1
+        np.testing.assert_allclose(vp.camera.section.origin, pose[:3, 3])
+        np.testing.assert_allclose(vp.camera.section.normal, pose[:3, 2])  # normal to the approach
         outline = _section_outline(vp)
         assert outline is not None and outline.n_points > 0
         # The cut lies in the plane; the camera looks down the approach at it.
@@ -139,9 +148,9 @@ def test_section_through_the_grasp_plane_stays_while_frames_play(window, qtbot):
         assert obj.mapper.GetNumberOfClippingPlanes() == 1
         assert _section_outline(vp) is not None and _section_outline(vp).n_points > 0
         lifted = np.asarray(rec.gripper_pose)[:3, 3] + [0.0, 0.0, frame.plate_lift_m]
-        np.testing.assert_allclose(vp.section.origin, lifted, atol=1e-9)
+        np.testing.assert_allclose(vp.camera.section.origin, lifted, atol=1e-9)
     finally:
-        if window.section_action.isChecked():
+        if window.menus.section_action.isChecked():
             _key(window, qtbot, Qt.Key.Key_4)
     assert obj.mapper.GetNumberOfClippingPlanes() == 0
     assert _section_outline(vp) is None

@@ -44,7 +44,7 @@ def test_pin_a_trial_then_compare_a_run_with_another_stiffness(window, qtbot):
     qtbot.waitUntil(lambda: 6 in drawn, timeout=5_000)
     k = pinned.frame_at(second.frames[6].time_s)
     assert k == 6  # the same time step of the same procedure
-    ghosts = window.viewport.ghost_pad_points()
+    ghosts = window.viewport.ghost.points
     np.testing.assert_allclose(ghosts[0], first.frames[k].pad_vertices[0])
     np.testing.assert_allclose(ghosts[1], first.frames[k].pad_vertices[1])
     actors = window.viewport.plotter.renderer.actors
@@ -52,7 +52,7 @@ def test_pin_a_trial_then_compare_a_run_with_another_stiffness(window, qtbot):
     assert actors["ghost_pad0"].prop.style == "Wireframe"
 
     # End the comparison: no dashed curves, no ghost, no comparison line.
-    window.unpin_action.trigger()
+    window.menus.unpin_action.trigger()
     assert window.model.pinned is None and window.plots.pinned is None
     assert label.isHidden()
     names = set(window.viewport.plotter.renderer.actors)

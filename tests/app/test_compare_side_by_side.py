@@ -60,10 +60,10 @@ def test_side_by_side_shows_both_runs_at_the_scrubbed_time(window, qtbot):
     second = _run(window, qtbot)
 
     _menu_click(window, qtbot, "View", "Compare side by side")
-    assert window.side_by_side_action.isChecked() and window.scene.compare_view == "side"
+    assert window.menus.side_by_side_action.isChecked() and window.scene.compare_view == "side"
     for index in (6, 3, FRAMES - 1):
         _scrub_to(window, qtbot, index)
-        side = vp.side_renderer
+        side = vp.side_by_side.renderer
         assert side is not None
         window_renderers = vp.plotter.render_window.GetRenderers()
         assert window_renderers.IsItemPresent(side)
@@ -75,16 +75,18 @@ def test_side_by_side_shows_both_runs_at_the_scrubbed_time(window, qtbot):
         k = pinned.frame_at(shown.time_s)
         assert k == index  # the same time step of the same procedure
         for pad in (0, 1):
-            np.testing.assert_allclose(vp.pad_points()[pad], shown.pad_vertices[pad])
-            np.testing.assert_allclose(vp.side_pad_points()[pad], first.frames[k].pad_vertices[pad])
+            np.testing.assert_allclose(vp.gripper.points[pad], shown.pad_vertices[pad])
+            np.testing.assert_allclose(
+                vp.side_by_side.points[pad], first.frames[k].pad_vertices[pad]
+            )
         actors = vp.plotter.renderer.actors
         np.testing.assert_allclose(actors["object"].user_matrix, shown.object_pose)
-        np.testing.assert_allclose(vp.side_object_pose(), first.frames[k].object_pose)
+        np.testing.assert_allclose(vp.side_by_side.object_pose, first.frames[k].object_pose)
         # Solid pads and the object in the right half, no outline over the left one.
         assert {"side_pad0", "side_pad1", "side_object", "side_ground"} <= set(side.actors)
         assert side.actors["side_pad0"].prop.style == "Surface"
         assert not set(actors) & {"ghost_pad0", "ghost_pad1", "ghost_object"}
-        left, right = vp.side_titles()
+        left, right = vp.side_by_side.titles
         assert left == f"run {window.doc.run.run_id}, trial 0: E 1e+07 Pa"
         assert right == f"{pinned.label} (pinned): E 1e+08 Pa"
     assert "beside the shown run" in window.compare_label.text()
@@ -94,18 +96,18 @@ def test_side_by_side_shows_both_runs_at_the_scrubbed_time(window, qtbot):
         window, Qt.Key.Key_K,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )  # fmt: skip
-    assert not window.side_by_side_action.isChecked()
-    qtbot.waitUntil(lambda: vp.side_renderer is None, timeout=SHORT)
+    assert not window.menus.side_by_side_action.isChecked()
+    qtbot.waitUntil(lambda: vp.side_by_side.renderer is None, timeout=SHORT)
     qtbot.waitUntil(lambda: "ghost_pad0" in vp.plotter.renderer.actors, timeout=SHORT)
     assert tuple(vp.plotter.renderer.GetViewport()) == (0.0, 0.0, 1.0, 1.0)
     k = pinned.frame_at(second.frames[FRAMES - 1].time_s)
-    np.testing.assert_allclose(vp.ghost_pad_points()[0], first.frames[k].pad_vertices[0])
+    np.testing.assert_allclose(vp.ghost.points[0], first.frames[k].pad_vertices[0])
 
     # Side by side again, then End comparison: one view, nothing of the pinned run left.
     _menu_click(window, qtbot, "Simulation", "Compare side by side")
-    qtbot.waitUntil(lambda: vp.side_renderer is not None, timeout=SHORT)
+    qtbot.waitUntil(lambda: vp.side_by_side.renderer is not None, timeout=SHORT)
     _menu_click(window, qtbot, "Simulation", "End comparison")
-    assert window.model.pinned is None and vp.side_renderer is None
+    assert window.model.pinned is None and vp.side_by_side.renderer is None
     assert tuple(vp.plotter.renderer.GetViewport()) == (0.0, 0.0, 1.0, 1.0)
     assert "side_title" not in vp.plotter.renderer.actors
     window.doc.dirty = False
@@ -123,12 +125,12 @@ def _restart(qtbot):
 def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window, qtbot):
     # Per pad and patch (View menu), side by side (Ctrl+Shift+K).
     _menu_click(window, qtbot, "View", "Forces per pad and patch")
-    assert window.forces_action.isChecked() and window.scene.force_mode == "patches"
+    assert window.menus.forces_action.isChecked() and window.scene.force_mode == "patches"
     QTest.keyClick(
         window, Qt.Key.Key_K,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )  # fmt: skip
-    assert window.side_by_side_action.isChecked()
+    assert window.menus.side_by_side_action.isChecked()
     # On disk, as the next process would read them.
     from app import settings as app_settings
 
@@ -138,10 +140,10 @@ def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window
     assert "contact_forces=patches" in text and "compare_view=side" in text
     later = _restart(qtbot)
     try:
-        assert later.forces_action.isChecked()
-        assert later.force_mode_actions["patches"].isChecked()
+        assert later.menus.forces_action.isChecked()
+        assert later.menus.force_mode_actions["patches"].isChecked()
         assert later.scene.show_forces and later.scene.force_mode == "patches"
-        assert later.side_by_side_action.isChecked() and later.scene.compare_view == "side"
+        assert later.menus.side_by_side_action.isChecked() and later.scene.compare_view == "side"
     finally:
         later.shutdown()
 
@@ -149,14 +151,14 @@ def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window
     _menu_click(window, qtbot, "View", "Forces per contact point")
     window.activateWindow()
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert not window.forces_action.isChecked()
+    assert not window.menus.forces_action.isChecked()
     _menu_click(window, qtbot, "View", "Compare side by side")
-    assert not window.side_by_side_action.isChecked()
+    assert not window.menus.side_by_side_action.isChecked()
     later = _restart(qtbot)
     try:
-        assert not later.forces_action.isChecked() and not later.scene.show_forces
-        assert later.force_mode_actions["points"].isChecked()
-        assert not later.side_by_side_action.isChecked()
+        assert not later.menus.forces_action.isChecked() and not later.scene.show_forces
+        assert later.menus.force_mode_actions["points"].isChecked()
+        assert not later.menus.side_by_side_action.isChecked()
         assert later.scene.compare_view == "overlay"
     finally:
         later.shutdown()
@@ -165,7 +167,7 @@ def test_the_force_mode_and_comparison_view_are_kept_for_the_next_session(window
     _menu_click(window, qtbot, "View", "Forces per contact point")
     later = _restart(qtbot)
     try:
-        assert later.forces_action.isChecked() and later.scene.force_mode == "points"
+        assert later.menus.forces_action.isChecked() and later.scene.force_mode == "points"
     finally:
         later.shutdown()
 

@@ -54,7 +54,7 @@ def _drawn_forces_n(layer, scale) -> np.ndarray:
 def test_per_patch_arrows_from_the_view_menu(window, qtbot):
     rec = _run(window, qtbot, FRAMES)
     assert len(rec.frames) == FRAMES, rec.result
-    layer = window.viewport.forces
+    layer = window.viewport.forces.layer
     # A squeeze frame in which both pads press, the cube still touching the ground.
     k = next(i for i, f in enumerate(rec.frames) if min(f.grip_force_n) > 5.0)
     frame = rec.frames[k]
@@ -63,9 +63,9 @@ def test_per_patch_arrows_from_the_view_menu(window, qtbot):
 
     # Choosing the mode in the View menu turns the arrows on, drawn per pad and patch.
     _click_view_menu_item(window, qtbot, "Forces per pad and patch")
-    assert window.forces_action.isChecked()
-    assert window.force_mode_actions["patches"].isChecked()
-    assert not window.force_mode_actions["points"].isChecked()
+    assert window.menus.forces_action.isChecked()
+    assert window.menus.force_mode_actions["patches"].isChecked()
+    assert not window.menus.force_mode_actions["points"].isChecked()
     qtbot.waitUntil(lambda: layer.visible and len(layer.arrows["normal"].tails) < 10, timeout=5_000)
     scale = force_scale(rec.frames, "patches")
     source = np.asarray(frame.contact_source)
@@ -107,7 +107,7 @@ def test_per_patch_arrows_from_the_view_menu(window, qtbot):
     np.testing.assert_allclose(layer.com, _com(window, frame), atol=1e-12)
     assert layer.com_actor.GetVisibility()
     np.testing.assert_allclose(layer.com_actor.GetPosition(), layer.com, atol=1e-12)
-    legend = layer.legend_text()
+    legend = layer.legend
     assert (
         f"normal force per patch (at its centre of pressure): 1 mm = {scale.normal_n_per_mm:g} N"
         in legend
@@ -127,7 +127,10 @@ def test_per_patch_arrows_from_the_view_menu(window, qtbot):
     # Back to one arrow per contact point, from the menu.
     _show_frame(window, qtbot, k)
     _click_view_menu_item(window, qtbot, "Forces per contact point")
-    assert window.force_mode_actions["points"].isChecked() and window.forces_action.isChecked()
+    assert (
+        window.menus.force_mode_actions["points"].isChecked()
+        and window.menus.forces_action.isChecked()
+    )
     expected = int(np.any(frame.contact_normal_n != 0, axis=1).sum())
     qtbot.waitUntil(lambda: len(layer.arrows["normal"].tails) == expected, timeout=5_000)
     point_scale = force_scale(rec.frames, "points")
@@ -137,7 +140,7 @@ def test_per_patch_arrows_from_the_view_menu(window, qtbot):
     # Ctrl+F turns everything off, the marker and the weight too.
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not layer.visible, timeout=5_000)
-    assert not layer.com_actor.GetVisibility() and layer.legend_text() == []
+    assert not layer.com_actor.GetVisibility() and layer.legend == []
 
 
 def _step_right(window, qtbot, index: int) -> None:
@@ -165,7 +168,7 @@ def test_held_cube_the_drawn_resultants_balance_its_weight(window, qtbot):
     assert rec.result is not None and rec.result.success, rec.result
     p = window.doc.params
     m = window.doc.obj.mass_kg
-    layer = window.viewport.forces
+    layer = window.viewport.forces.layer
     hold = [i for i, f in enumerate(rec.frames) if f.phase == "hold"]
     assert len(hold) >= 3
     _show_frame(window, qtbot, hold[0])
@@ -205,7 +208,7 @@ def _purple_pixels(img: np.ndarray) -> np.ndarray:
 
 def test_an_exported_video_draws_patches_and_the_centre_of_mass(window, qtbot, tmp_path):
     rec = _run(window, qtbot, FRAMES)
-    window.color_combo.setCurrentIndex(0)  # plain pads: no orange in the colour map
+    window.menus.color_combo.setCurrentIndex(0)  # plain pads: no orange in the colour map
     k = next(i for i, f in enumerate(rec.frames) if min(f.grip_force_n) > 5.0)
     _show_frame(window, qtbot, k)
     videos = {}
@@ -214,7 +217,7 @@ def test_an_exported_video_draws_patches_and_the_centre_of_mass(window, qtbot, t
             window.activateWindow()  # the export's progress dialog had the focus
             qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
             _click_view_menu_item(window, qtbot, "Forces per pad and patch")
-        assert window.forces_action.isChecked() == on
+        assert window.menus.forces_action.isChecked() == on
         path = tmp_path / f"patches_{on}.mp4"
         assert window.exports.export_video(path, fps=10)
         qtbot.waitUntil(lambda: window.exports.video is None, timeout=180_000)

@@ -53,7 +53,7 @@ def _click_view_menu_item(window, qtbot, text: str) -> None:
 
 def test_ctrl_f_draws_the_contact_forces_of_the_frame_shown(squeezed, qtbot):
     window, rec = squeezed
-    layer = window.viewport.forces
+    layer = window.viewport.forces.layer
     # A squeeze frame in which both pads press: the one where the grip first passes 5 N.
     k = next(i for i, f in enumerate(rec.frames) if min(f.grip_force_n) > 5.0)
     frame = rec.frames[k]
@@ -62,7 +62,7 @@ def test_ctrl_f_draws_the_contact_forces_of_the_frame_shown(squeezed, qtbot):
     assert not layer.visible
 
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.forces_action.isChecked()
+    assert window.menus.forces_action.isChecked()
     qtbot.waitUntil(lambda: layer.visible, timeout=5_000)
     scale = force_scale(rec.frames)
     normal = layer.arrows["normal"]
@@ -79,7 +79,7 @@ def test_ctrl_f_draws_the_contact_forces_of_the_frame_shown(squeezed, qtbot):
     for pad in (0, 1):
         mm = np.linalg.norm(normal.vectors[normal.source == pad].sum(axis=0)) * 1e3
         assert mm * scale.normal_n_per_mm == pytest.approx(frame.grip_force_n[pad], rel=1e-3)
-    legend = layer.legend_text()
+    legend = layer.legend
     assert f"normal force on the object: 1 mm = {scale.normal_n_per_mm:g} N" in legend
     assert f"friction force on the object: 1 mm = {scale.friction_n_per_mm:g} N" in legend
 
@@ -91,9 +91,9 @@ def test_ctrl_f_draws_the_contact_forces_of_the_frame_shown(squeezed, qtbot):
 
     # The View menu turns them off again (and the help lists the key).
     _click_view_menu_item(window, qtbot, "Contact forces")
-    assert not window.forces_action.isChecked()
+    assert not window.menus.forces_action.isChecked()
     qtbot.waitUntil(lambda: not layer.visible, timeout=5_000)
-    assert layer.legend_text() == []
+    assert layer.legend == []
     QTest.keyClick(window, Qt.Key.Key_F1)
     qtbot.waitUntil(lambda: window.help_overlay.isVisible(), timeout=5_000)
     assert dict(window.help_overlay.rows)["Contact forces"] == "Ctrl+F"
@@ -111,16 +111,16 @@ def _arrow_pixels(img: np.ndarray) -> np.ndarray:
 
 def test_an_exported_video_shows_the_arrows_when_the_view_does(squeezed, qtbot, tmp_path):
     window, rec = squeezed
-    window.color_combo.setCurrentIndex(0)  # plain pads: no orange in the colour map
+    window.menus.color_combo.setCurrentIndex(0)  # plain pads: no orange in the colour map
     k = next(i for i, f in enumerate(rec.frames) if min(f.grip_force_n) > 5.0)
     videos = {}
     for on in (False, True):
-        if window.forces_action.isChecked() != on:
+        if window.menus.forces_action.isChecked() != on:
             # The export's progress dialog had the focus: the window takes the key again.
             window.activateWindow()
             qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
             QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-        assert window.forces_action.isChecked() == on
+        assert window.menus.forces_action.isChecked() == on
         path = tmp_path / f"forces_{on}.mp4"
         assert window.exports.export_video(path, fps=10)
         qtbot.waitUntil(lambda: window.exports.video is None, timeout=180_000)

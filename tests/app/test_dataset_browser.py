@@ -56,7 +56,7 @@ def _wait_checked(qtbot, window) -> None:
 
 
 def test_reach_json_lists_its_grasps_and_a_glyph_click_shows_one(window, qtbot, reach_json):
-    assert window.open_dataset_action.text() == "Open &data set…"
+    assert window.menus.open_dataset_action.text() == "Open &data set…"
     assert window.datasets.open_path(reach_json)
     dock, ds = window.dataset_dock, window.model.dataset
     assert window.dataset_dock_widget.isVisible()
@@ -73,7 +73,7 @@ def test_reach_json_lists_its_grasps_and_a_glyph_click_shows_one(window, qtbot, 
 
     # Every grasp is drawn as a glyph coloured by its physical success rate.
     actor = window.viewport.plotter.renderer.actors["dataset"]
-    data = window.viewport.glyph_polys["dataset"]
+    data = window.viewport.dataset.poly
     assert data.n_cells == 4 * 25 and actor.mapper.scalar_range == (0.0, 1.0)
     np.testing.assert_allclose(
         data.cell_data["value"][::4], [labels[g.grasp_id].robustness for g in ds.grasps]
@@ -100,7 +100,7 @@ def test_reach_json_lists_its_grasps_and_a_glyph_click_shows_one(window, qtbot, 
     palm = {k: m[:3, 3] + m[:3, 2] * -0.012 for k, m in poses.items()}
     for k in sorted(palm, key=lambda k: np.linalg.norm(palm[k] - cam)):
         x, y = _display(window, palm[k])
-        if vp.dataset_glyph_at(x, y) == k:
+        if vp.picking.glyph_at(x, y) == ("dataset", k):
             break
     else:
         pytest.fail("no glyph palm of the data set is pickable where it is drawn")
@@ -115,7 +115,7 @@ def test_reach_json_lists_its_grasps_and_a_glyph_click_shows_one(window, qtbot, 
     np.testing.assert_allclose(
         outline.points[4], (window.doc.grasp.pose() @ [0, 0, -0.012, 1])[:3], atol=1e-9
     )
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     np.testing.assert_allclose(window.doc.grasp.pose(), p.grasp.pose(), atol=1e-12)
 
 
@@ -169,10 +169,10 @@ def test_results_with_frames_replay_a_false_positive_and_resimulate_it(
     lift = float(trial.row["lift_height"])
     assert lift == pytest.approx(0.02, abs=1e-3)
     assert window.timeline.series.height_mm[-1] == pytest.approx(lift * 1e3, abs=1e-6)
-    obj_actor = window.viewport._object_actor
+    obj_actor = window.viewport.object.actor
     lowest = (obj_actor.user_matrix @ np.c_[window.doc.obj.vertices, np.ones(8)].T)[2].min()
     assert lowest == pytest.approx(lift, abs=1e-4)
-    pads = [np.asarray(p.points) for p in window.viewport._pad_polys]
+    pads = window.viewport.gripper.points
     centre = 0.5 * (pads[0].mean(axis=0) + pads[1].mean(axis=0))
     # The pads hold the cube where the grasp is, lifted with it (frames moved onto this pose).
     np.testing.assert_allclose(centre[:2], window.doc.grasp.center[:2], atol=2e-3)

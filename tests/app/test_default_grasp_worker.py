@@ -70,7 +70,7 @@ def test_the_default_grasp_is_found_in_a_worker_while_the_gui_keeps_running(
     assert worker is not None and worker.pid not in (None, os.getpid())
     assert FINDING in window.status_label.text()
     assert window.grasp_dock.status_label.text() == FINDING
-    assert len(window.viewport._pad_actors) == 2  # the gripper is drawn at once
+    assert len(window.viewport.gripper.pad_actors) == 2  # the gripper is drawn at once
     # Simulate waits for the grasp.
     assert not window.runs.start_simulation()
     # The GUI thread handles events while the worker searches: a timer ticks (no speed is
@@ -125,18 +125,18 @@ def test_a_second_open_or_a_pose_change_before_the_answer_ignores_the_first(
         # each ends with its own pose's default, and redo gives the grasp found for pose 1.
         window.editing.set_stable_pose(1)
         assert window.model.finding_default
-        window.undo_action.trigger()
+        window.menus.undo_action.trigger()
         assert doc.pose_index == 0 and doc.grasp is pose0 and not window.model.finding_default
-        window.redo_action.trigger()
+        window.menus.redo_action.trigger()
         assert doc.pose_index == 1 and window.model.finding_default
         provisional1 = doc.grasp
         qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
         pose1, expected = doc.grasp, _expected(doc)
         # (The bracket standing on its leg fits no grasp: the stand-in stays, as a Grasp.)
         assert _same(pose1, provisional1 if expected is None else expected)
-        window.undo_action.trigger()
+        window.menus.undo_action.trigger()
         assert doc.grasp is pose0
-        window.redo_action.trigger()
+        window.menus.redo_action.trigger()
         assert doc.grasp is pose1 and not window.model.finding_default
     finally:
         window.model.grasp_changed.disconnect(record)
@@ -182,7 +182,7 @@ def test_the_body_chosen_is_remembered_for_the_file(window, qtbot, tmp_path, mon
     assert len(asked) == 1 and window.doc.mesh.repair.body == "1 of 2"
     np.testing.assert_allclose(window.doc.obj.volume_m3, 12e-6, rtol=1e-6)
     # File > Reopen with another body asks, and the new choice is remembered.
-    window.reopen_body_action.trigger()
+    window.menus.reopen_body_action.trigger()
     assert len(asked) == 2 and window.doc.mesh.repair.body == "0 of 2"
     # Issue 39 point 10: the question preselects the body open (body 1), not body 0.
     assert preselected == [None, "1"]

@@ -20,7 +20,7 @@ def _run_to_end(window, qtbot) -> None:
 
 def _drawn(window, rest_point) -> QPoint:
     """Widget pixel of a resting-frame point of the object as drawn (its frame's pose)."""
-    pose = np.asarray(window.viewport._object_actor.user_matrix)
+    pose = np.asarray(window.viewport.object.actor.user_matrix)
     return _screen_pos(window, pose[:3, :3] @ np.asarray(rest_point) + pose[:3, 3])
 
 
@@ -63,13 +63,13 @@ def test_right_click_on_a_simulated_frame_places_the_grasp_on_the_resting_object
             window.scene.present()
             vp.render_now()
             _mouse_move(p, QPoint(3, 3))  # the corner: background, no preview
-            qtbot.waitUntil(lambda: vp.grasp_preview_points() == [], timeout=5_000)
+            qtbot.waitUntil(lambda: vp.preview.points == [], timeout=5_000)
             target = (0.015, 0.004, 0.008)  # on the +x face, below the pads
             pos = _drawn(window, target)
             _mouse_move(p, pos)
-            qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
+            qtbot.waitUntil(lambda: len(vp.preview.points) == 2, timeout=5_000)
             qtbot.waitUntil(lambda: seen and seen[-1].startswith("right-click"), timeout=5_000)
-            c0, c1 = vp.grasp_preview_points()
+            c0, c1 = vp.preview.points
             np.testing.assert_allclose(c0, target, atol=5e-4)  # resting frame
             assert np.linalg.norm(c1 - c0) == pytest.approx(0.03, abs=1e-3)
             assert seen[-1].startswith("right-click to grasp here: contacts 30.0 mm apart")
@@ -81,7 +81,7 @@ def test_right_click_on_a_simulated_frame_places_the_grasp_on_the_resting_object
             np.testing.assert_allclose(g.axis, [-1.0, 0.0, 0.0], atol=1e-6)
             np.testing.assert_allclose(g.center, [0.0, 0.004, 0.008], atol=5e-4)
             assert window.model.mode == "edit"
-            np.testing.assert_allclose(vp._object_actor.user_matrix, np.eye(4))
+            np.testing.assert_allclose(vp.object.actor.user_matrix, np.eye(4))
             assert seen[-1].startswith("grasp placed: contacts 30.0 mm apart")
             assert "back in edit mode with the object at rest" in seen[-1]
             assert not any("off the object's surface" in s for s in seen)
@@ -102,24 +102,24 @@ def test_no_colour_bar_until_pads_are_coloured_and_one_beside_the_comparison(win
     bars); side by side the bar sat over the left half's run. Now: none in edit mode, one while
     coloured frames are shown, in the right half's renderer when comparing side by side."""
     vp = window.viewport
-    assert vp.colour_bars() == {}
+    assert vp.colour_bar.bars == {}
     _run_to_end(window, qtbot)
     window.scene.present()
-    assert vp.colour_bars() == {"strain energy density (J/m^3)": "main"}
+    assert vp.colour_bar.bars == {"strain energy density (J/m^3)": "main"}
     window.grasp_dock.center[2].setValue(14.0)  # an edit: the open gripper again
-    assert window.model.mode == "edit" and vp.colour_bars() == {}
+    assert window.model.mode == "edit" and vp.colour_bar.bars == {}
     qtbot.keyClick(window, Qt.Key.Key_End)
     window.scene.present()
-    assert vp.colour_bars() == {"strain energy density (J/m^3)": "main"}
+    assert vp.colour_bar.bars == {"strain energy density (J/m^3)": "main"}
     window.compare.pin()
     _run_to_end(window, qtbot)
-    window.side_by_side_action.setChecked(True)
+    window.menus.side_by_side_action.setChecked(True)
     window.scene.present()
-    qtbot.waitUntil(lambda: vp.side_renderer is not None, timeout=5_000)
-    assert vp.colour_bars() == {"strain energy density (J/m^3)": "side"}
-    window.side_by_side_action.setChecked(False)
+    qtbot.waitUntil(lambda: vp.side_by_side.renderer is not None, timeout=5_000)
+    assert vp.colour_bar.bars == {"strain energy density (J/m^3)": "side"}
+    window.menus.side_by_side_action.setChecked(False)
     window.scene.present()
-    assert vp.colour_bars() == {"strain energy density (J/m^3)": "main"}
+    assert vp.colour_bar.bars == {"strain energy density (J/m^3)": "main"}
 
 
 def test_the_colour_scale_of_a_new_run_starts_pale(window, qtbot):

@@ -165,8 +165,8 @@ def test_save_dialogs_propose_a_file_name_next_to_the_mesh(window, qtbot, tmp_pa
     monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
-    window.save_as_action.trigger()
-    window.export_csv_action.trigger()
+    window.menus.save_as_action.trigger()
+    window.menus.export_csv_action.trigger()
     assert proposed == [
         str(tmp_path / "box_view.png"),
         str(tmp_path / "box.ipcgrasp.json"),
@@ -231,7 +231,7 @@ def test_video_export_asks_size_and_frame_rate(short_run, qtbot, tmp_path, monke
         QTest.keyClick(fps_box, Qt.Key.Key_Return)
 
     QTimer.singleShot(0, answer)
-    w.export_video_action.trigger()
+    w.menus.export_video_action.trigger()
     qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
     assert w.exports.last_export["error"] == "", w.exports.last_export
     frames = _read_mp4(path)

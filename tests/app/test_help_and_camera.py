@@ -35,9 +35,9 @@ def test_camera_presets_look_from_the_front_side_and_top(window):
     vp = window.viewport
     cam = vp.plotter.renderer.camera
     # The presets frame the object and the open gripper (issue 39 point 6).
-    centre = vp.framed_bounds().mean(axis=1)
+    centre = vp.camera.framed_bounds().mean(axis=1)
     for name, direction in (("front", [0, -1, 0]), ("side", [1, 0, 0]), ("top", [0, 0, 1])):
-        window.camera_actions[name].trigger()
+        window.menus.camera_actions[name].trigger()
         view = np.asarray(cam.position) - np.asarray(cam.focal_point)
         np.testing.assert_allclose(view / np.linalg.norm(view), direction, atol=1e-9)
         np.testing.assert_allclose(cam.focal_point, centre, atol=1e-9)
@@ -46,7 +46,7 @@ def test_camera_presets_look_from_the_front_side_and_top(window):
     pan = np.array([0.05, 0.02, 0.0])
     cam.position = np.asarray(cam.position) + pan
     cam.focal_point = np.asarray(cam.focal_point) + pan
-    window.camera_actions["fit"].trigger()
+    window.menus.camera_actions["fit"].trigger()
     view = np.asarray(cam.position) - np.asarray(cam.focal_point)
     np.testing.assert_allclose(view / np.linalg.norm(view), [0, 0, 1], atol=1e-6)
     np.testing.assert_allclose(cam.focal_point, centre, atol=1e-9)

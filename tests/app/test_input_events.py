@@ -230,7 +230,7 @@ def test_file_open_menu_dialog_opens_the_typed_file(window, qtbot, tmp_path, dia
         sorted(np.ptp(window.doc.obj.vertices, axis=0)), [0.02, 0.03, 0.06], atol=1e-6
     )
     assert "bar" in window.windowTitle()
-    assert str(path.resolve()) in [a.toolTip() for a in window.recent_menu.actions()]
+    assert str(path.resolve()) in [a.toolTip() for a in window.menus.recent_menu.actions()]
 
 
 def test_open_recent_reopens_the_file_clicked_in_the_submenu(window, qtbot, tmp_path):

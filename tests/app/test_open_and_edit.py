@@ -38,8 +38,8 @@ def test_example_cube_with_default_grasp_drawn(window):
     assert d.display_name == "example cube"
     assert window.model.grasp_valid, window.model.grasp_reason
     vp = window.viewport
-    assert len(vp._pad_actors) == 2 and len(vp._plate_actors) == 2
-    np.testing.assert_allclose(vp._pad_actors[0].user_matrix, d.grasp.pose())
+    assert len(vp.gripper.pad_actors) == 2 and len(vp.gripper.plate_actors) == 2
+    np.testing.assert_allclose(vp.gripper.pad_actors[0].user_matrix, d.grasp.pose())
     img = vp.screenshot()
     assert img.shape[0] > 100
     assert "valid" in window.grasp_dock.status_label.text()
@@ -80,9 +80,9 @@ def test_open_mesh_and_switch_stable_pose(window, qtbot, tmp_path):
     window.grasp_dock.pose_combo.setCurrentIndex(last)
     assert window.doc.pose_index == last
     assert not math.isclose(np.ptp(window.doc.obj.vertices[:, 2]), height0)
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert window.doc.pose_index == 0 and window.grasp_dock.pose_combo.currentIndex() == 0
-    assert str(path.resolve()) in [a.toolTip() for a in window.recent_menu.actions()]
+    assert str(path.resolve()) in [a.toolTip() for a in window.menus.recent_menu.actions()]
 
 
 def _answer_unit_dialog(window, keys, seen: list) -> None:
@@ -134,7 +134,7 @@ def test_a_mesh_in_centimetres_gets_the_unit_chooser(window, dialogs, tmp_path):
     assert len(seen) == n and window.doc.unit == "cm"
     # Reopen with another unit: one step down the list is millimetres.
     _answer_unit_dialog(window, [Qt.Key.Key_Down], seen)
-    window.reopen_unit_action.trigger()
+    window.menus.reopen_unit_action.trigger()
     assert window.doc.unit == "mm" and app_settings.MESH_UNIT.get(path) == "mm"
     # Escape cancels and keeps the document.
     before = window.doc
@@ -217,9 +217,9 @@ def test_right_click_places_an_antipodal_grasp(window, qtbot):
     np.testing.assert_allclose(g.center, [0.0, 0.006, 0.006], atol=1e-3)
     # The numeric fields follow, and undo/redo restore the grasps.
     assert window.grasp_dock.center[2].value() == pytest.approx(g.center[2] * 1e3, abs=0.01)
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     np.testing.assert_allclose(window.doc.grasp.center, old.center)
-    window.redo_action.trigger()
+    window.menus.redo_action.trigger()
     np.testing.assert_allclose(window.doc.grasp.center, g.center)
 
 
@@ -232,11 +232,11 @@ def test_numeric_fields_and_invalid_grasp_warning(window, qtbot):
     vp = window.viewport
     from app.scene_style import WARNING_COLOR
 
-    assert vp._pad_actors[0].prop.color.hex_rgb.lower() == WARNING_COLOR.lower()
+    assert vp.gripper.pad_actors[0].prop.color.hex_rgb.lower() == WARNING_COLOR.lower()
     # Simulating an invalid grasp is refused with the reason.
     assert not window.runs.start_simulation()
     assert "misses" in window.ui.errors[-1]
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     qtbot.waitUntil(lambda: window.model.grasp_valid is True, timeout=30_000)
 
 
@@ -263,7 +263,7 @@ def _vtk_event_position(widget) -> QPoint:
 def _drag(qtbot, vp, handle, points: list[QPoint]) -> None:
     """A real left-button drag of the gizmo `handle` through `points`. The gizmo highlights
     the handle under the mouse on move and grabs it on press, so hover first, as a hand does."""
-    widget, gizmo = vp.plotter, vp._gizmo
+    widget, gizmo = vp.plotter, vp.gizmo.widget
     _mouse_move(widget, points[0] + QPoint(2, 0))
     _mouse_move(widget, points[0])
     assert _vtk_event_position(widget) == points[0]
@@ -279,7 +279,7 @@ def _drag(qtbot, vp, handle, points: list[QPoint]) -> None:
 def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
     vp = window.viewport
     window.grasp_dock.gizmo_button.setChecked(True)
-    gizmo = vp._gizmo
+    gizmo = vp.gizmo.widget
     assert gizmo is not None
     vp.render_now()
     g0 = window.doc.grasp
@@ -308,7 +308,7 @@ def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
 
     # Rotate: drag along the ring about the closing axis (gripper x): the approach angle turns,
     # the centre and the closing axis stay.
-    gizmo = vp._gizmo  # rebuilt at the new pose
+    gizmo = vp.gizmo.widget  # rebuilt at the new pose
     vp.render_now()
     ring = gizmo._circles[0]
     m = ring.user_matrix
@@ -340,11 +340,11 @@ def test_gizmo_drags_translate_and_rotate_the_grasp(window, qtbot):
         math.degrees(g2.approach_angle_rad), abs=0.1
     )
     # Both drags are undoable.
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
+    window.menus.undo_action.trigger()
     np.testing.assert_allclose(window.doc.grasp.pose(), g0.pose(), atol=1e-9)
     window.grasp_dock.gizmo_button.setChecked(False)
-    assert vp._gizmo is None
+    assert vp.gizmo.widget is None
 
 
 def test_parameter_edits_validate_and_undo(window):
@@ -368,12 +368,12 @@ def test_parameter_edits_validate_and_undo(window):
     assert "poisson_ratio" in dock.notes["poisson_ratio"].label.text()  # at the field
     assert window.doc.params.poisson_ratio == pytest.approx(0.45)
     assert not window.editing.edit_param("density", -5.0)
-    window.undo_action.trigger()  # the force stop
+    window.menus.undo_action.trigger()  # the force stop
     assert window.doc.params.squeeze_stop()[0] == "psi"
-    window.undo_action.trigger()  # the Psi_th stop
+    window.menus.undo_action.trigger()  # the Psi_th stop
     assert window.doc.params.squeeze_stop() == ("force", 20.0)
-    window.undo_action.trigger()  # mu
-    window.undo_action.trigger()  # E
+    window.menus.undo_action.trigger()  # mu
+    window.menus.undo_action.trigger()  # E
     assert window.doc.params.youngs_modulus_pa == pytest.approx(1e8)
     assert dock.e_spin.value() == pytest.approx(1e8)
 
@@ -404,9 +404,9 @@ def test_contacts_of_a_model_are_drawn_on_request(window, qtbot):
     assert panel.table.item(3, 1).text() in ("yes", "no")
     panel.table.selectRow(3)  # exact area contact: patches coloured by pressure
     panel.contacts_box.setChecked(True)
-    assert len(window.viewport._contact_names) == len(panel.results["exact"].contacts) > 0
+    assert len(window.viewport.contacts.names) == len(panel.results["exact"].contacts) > 0
     panel.contacts_box.setChecked(False)
-    assert window.viewport._contact_names == []
+    assert window.viewport.contacts.names == []
 
 
 def _open_and_view(window, qtbot, path, view: tuple[float, float, float]) -> trimesh.Trimesh:
@@ -521,20 +521,20 @@ def test_hovering_previews_the_grasp_a_right_click_places(window, qtbot, tmp_pat
     statuses, status = _record_status(window)
     try:
         _mouse_move(p, _screen_pos(window, side))
-        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
-        c0, c1 = vp.grasp_preview_points()
+        qtbot.waitUntil(lambda: len(vp.preview.points) == 2, timeout=5_000)
+        c0, c1 = vp.preview.points
         assert np.linalg.norm(c1 - c0) == pytest.approx(0.04, abs=2e-3)
         assert statuses[-1].startswith("right-click to grasp here")
         _mouse_move(p, _screen_pos(window, end))
-        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 1, timeout=5_000)
+        qtbot.waitUntil(lambda: len(vp.preview.points) == 1, timeout=5_000)
         assert "no grasp here" in statuses[-1] and "narrower" in statuses[-1]
         _mouse_move(p, QPoint(3, 3))  # the corner: background
-        qtbot.waitUntil(lambda: vp.grasp_preview_points() == [], timeout=5_000)
+        qtbot.waitUntil(lambda: vp.preview.points == [], timeout=5_000)
         # Back on the side, a right-click places the previewed grasp.
         pos = _screen_pos(window, side)
         _mouse_move(p, pos)
-        qtbot.waitUntil(lambda: len(vp.grasp_preview_points()) == 2, timeout=5_000)
-        c0, c1 = vp.grasp_preview_points()
+        qtbot.waitUntil(lambda: len(vp.preview.points) == 2, timeout=5_000)
+        c0, c1 = vp.preview.points
         qtbot.mouseClick(p, Qt.MouseButton.RightButton, pos=pos)
         np.testing.assert_allclose(window.doc.grasp.center, 0.5 * (c0 + c1), atol=1e-4)
     finally:

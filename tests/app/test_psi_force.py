@@ -62,7 +62,7 @@ def test_typing_a_psi_th_shows_the_grip_force_it_implies_on_the_grasp(window, qt
     qtbot.waitUntil(lambda: "N per pad" in label.text(), timeout=SQUEEZE_S)
     softer = _forces(label.text())
     assert softer != shown
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert window.doc.params.youngs_modulus_pa == pytest.approx(1e8)
     assert _forces(label.text()) == shown
     assert window.psi_force.jobs_sent == sent + 1
@@ -113,7 +113,7 @@ def test_after_a_run_the_models_use_the_force_the_simulation_reached(window, qtb
     window.editing.edit_param("mu", 0.5)
     qtbot.waitUntil(lambda: "implies on this grasp" in panel.force_label.text(), timeout=SQUEEZE_S)
     assert not label.text().endswith("reached in the simulation")
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     qtbot.waitUntil(
         lambda: "simulation's squeeze force" in panel.force_label.text(), timeout=60_000
     )

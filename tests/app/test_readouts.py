@@ -74,7 +74,7 @@ def test_reopen_with_another_unit_keeps_the_resting_pose(window, qtbot, tmp_path
     assert window.doc.pose_index == last
     height = float(np.ptp(window.doc.obj.vertices[:, 2]))
     _answer_unit_dialog(window, [Qt.Key.Key_Up], seen)  # centimetres, one up the list
-    window.reopen_unit_action.trigger()
+    window.menus.reopen_unit_action.trigger()
     assert window.doc.unit == "cm"
     assert window.doc.pose_index == last
     assert window.grasp_dock.pose_combo.currentIndex() == last

@@ -61,7 +61,7 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     vp = window.viewport
     window.grasp_dock.gizmo_button.setChecked(True)
     vp.render_now()
-    gizmo = vp._gizmo
+    gizmo = vp.gizmo.widget
     k = int(np.argmax(np.abs(np.asarray(gizmo.axes)[:, 2])))  # the vertical arrow
     start = _screen_pos(window, np.asarray(gizmo._arrows[k].center))
     _drag(qtbot, vp, gizmo._arrows[k], [QPoint(start.x(), start.y() - 12 * i) for i in range(4)])
@@ -71,7 +71,7 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     assert window.doc.grasp is default
     qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
 
-    window.sample_grasps_action.trigger()
+    window.menus.sample_grasps_action.trigger()
     qtbot.waitUntil(lambda: len(window.model.candidates) > 0, timeout=120_000)
     cands = window.model.candidates
     assert len(cands) == window.sampling.count
@@ -89,8 +89,9 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     cam = np.asarray(window.viewport.plotter.camera.position)
     k = int(np.argmin([np.linalg.norm(_glyph_point(c) - cam) for c in cands]))
     x, y = _display(window, _glyph_point(cands[k]))
-    assert window.viewport.candidate_at(x, y) is not None
-    clicked = window.viewport.candidate_at(x, y)
+    hit = window.viewport.picking.glyph_at(x, y)
+    assert hit is not None and hit[0] == "candidates"
+    clicked = hit[1]
     widget = window.viewport.plotter
     pos = _widget_pos(widget, x, y)
     _left(widget, QEvent.Type.MouseButtonPress, pos)
@@ -107,7 +108,7 @@ def test_sample_grasps_draws_coloured_glyphs_and_a_click_chooses_one(window, qtb
     QApplication.processEvents()
     assert window.doc.grasp is before
 
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert np.allclose(window.doc.grasp.center, default.center)
     # Another resting pose clears the candidates (they were sampled for this one).
     window.editing.set_stable_pose(1)

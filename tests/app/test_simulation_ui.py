@@ -53,10 +53,10 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
     qtbot.keyClick(window, Qt.Key.Key_Space)
     assert not window.timeline.is_playing()
     # Colour modes redraw the frame.
-    window.color_combo.setCurrentIndex(2)
+    window.menus.color_combo.setCurrentIndex(2)
     with qtbot.waitSignal(window.frame_displayed, timeout=5_000):
         pass
-    assert window.viewport._pad_actors[0].mapper.scalar_visibility
+    assert window.viewport.gripper.pad_actors[0].mapper.scalar_visibility
 
 
 def test_escape_cancels_the_run_and_keeps_the_frames(window, qtbot):
@@ -74,7 +74,7 @@ def test_escape_cancels_the_run_and_keeps_the_frames(window, qtbot):
     assert len(run.trials[0].frames) >= before >= 2
     assert [len(run.trials[k].frames) for k in (1, 2)] == [0, 0]  # one worker: never started
     assert run.trials[0].result.reason == "cancelled"
-    assert window.simulate_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert window.menus.simulate_action.isEnabled() and not window.menus.cancel_action.isEnabled()
 
 
 def test_several_trials_fill_the_runs_table(window, qtbot):
@@ -155,12 +155,12 @@ def test_a_new_run_asks_before_replacing_unsaved_results(window, qtbot, dialogs,
         assert window.runs.start_simulation(max_frames=2)
         _wait_done(qtbot, window)
         assert not app_settings.ask_before_replacing_results()
-        assert not window.ask_replace_action.isChecked()  # Simulation menu shows it
+        assert not window.menus.ask_replace_action.isChecked()  # Simulation menu shows it
         assert window.runs.start_simulation(max_frames=2)
         _wait_done(qtbot, window)
         assert dialogs.kinds() == ["ask"]  # only the first time
     finally:
-        window.ask_replace_action.setChecked(True)
+        window.menus.ask_replace_action.setChecked(True)
     assert app_settings.ask_before_replacing_results()
 
 

@@ -46,8 +46,8 @@ def test_typed_psi_th_sets_the_value(window, keep_unit):
         assert dock.message.text() == ""
     # Undo names the field as the dock does; typing into one field merges into one step.
     assert window.undo_stack.undoText() == "change Ψ_th"
-    assert "change Ψ_th" in window.undo_action.text()
-    window.undo_action.trigger()
+    assert "change Ψ_th" in window.menus.undo_action.text()
+    window.menus.undo_action.trigger()
     assert window.doc.params.squeeze_stop()[0] == "psi"
     assert window.doc.params.psi_th_j != pytest.approx(typed[-1][1])
 
