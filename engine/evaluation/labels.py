@@ -25,6 +25,7 @@ from engine.batch.grasp_spec import GraspTableError
 from engine.batch.reach_records import load_reach_records
 from engine.batch.tasks import STATUS_OK
 from engine.errors import ParameterError
+from engine.io.results_csv import cell_error, flag_cell
 
 MAX_LABEL_BYTES = 64 * 1024**2
 """Largest labels file read."""
@@ -165,8 +166,18 @@ def _csv_labels(p: Path, out: _Outcomes) -> None:
 
 
 def _label_row(p: Path, line: int, raw: dict[str | None, object], out: _Outcomes) -> None:
-    row = {k.strip().lower(): str(v or "").strip() for k, v in raw.items() if isinstance(k, str)}
     where = f"{p} line {line}"
+    width = len(raw) - (None in raw)  # the header's columns (DictReader puts extras under None)
+    extra = raw.get(None)
+    cells = sum(v is not None for k, v in raw.items() if k is not None)
+    cells += len(extra) if isinstance(extra, list) else 0
+    if cells != width:
+        # A cell too many or too few shifts or drops a value: refused, never guessed.
+        raise ParameterError(
+            f"{where}: {cells} fields, the header has {width}; give one value per column (a "
+            "comma inside a grasp id needs quotes)"
+        )
+    row = {k.strip().lower(): str(v or "").strip() for k, v in raw.items() if isinstance(k, str)}
     gid = row["grasp_id"]
     if not gid:
         raise ParameterError(f"{where}: field 'grasp_id' is empty")
@@ -218,25 +229,6 @@ def _float(text: str) -> float:
         return math.nan
 
 
-def _cell_error(row: dict[str, str], column: str, expected: str) -> ParameterError:
-    """A results cell outside its type or range, naming the row and the column."""
-    trial = row.get("trial", "")
-    return ParameterError(
-        f"results row of grasp {row.get('grasp_id', '')!r}, model {row.get('model', '')!r}"
-        f"{f', trial {trial}' if trial else ''} (task_key {row.get('task_key', '')!r}): column "
-        f"{column!r} is {row.get(column, '')!r:.40}, not {expected}; the file was edited or "
-        "damaged: restore the row or run its task again"
-    )
-
-
-def _success(row: dict[str, str]) -> bool:
-    """A trial row's `success` cell: true or false, nothing else."""
-    text = row.get("success", "").strip().lower()
-    if text not in ("true", "false"):
-        raise _cell_error(row, "success", "true or false")
-    return text == "true"
-
-
 def _robustness(row: dict[str, str]) -> float:
     """A model row's `robustness` cell: a number in [0, 1], or empty/NaN (the model gave none:
     the grasp counts as failed)."""
@@ -245,7 +237,7 @@ def _robustness(row: dict[str, str]) -> float:
     if (text and math.isnan(q) and text.lower() != "nan") or (
         not math.isnan(q) and not 0.0 <= q <= 1.0
     ):
-        raise _cell_error(row, "robustness", "a number in [0, 1] (or empty)")
+        raise cell_error(row, "robustness", "a number in [0, 1] (or empty)")
     return q
 
 
@@ -275,7 +267,7 @@ def predictions_from_rows(rows: list[dict[str, str]]) -> list[ModelPredictions]:
                 pred.failed_grasps.append(gid)
                 continue
             if model in trial_models:
-                wins = [_success(r) for r in ok]
+                wins = [flag_cell(r, "success") for r in ok]
                 pred.robustness[gid] = sum(wins) / len(wins)
             else:
                 q = _robustness(ok[-1])

@@ -307,8 +307,9 @@ def save_frames(
 def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """(meta, arrays) of a frames file; raises ParameterError for files that are not one.
 
-    Sizes are capped (engine.io.npz_read), and every trial listed in meta must have valid
-    arrays (`check_trial_arrays`).
+    Sizes are capped (engine.io.npz_read), every trial listed in meta must have valid arrays
+    (`check_trial_arrays`), and the arrays must match meta["arrays_sha256"] when the file has
+    one (files written before the checksum existed have none).
     """
     p = Path(path)
     try:
@@ -329,10 +330,53 @@ def load_frames(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
         isinstance(k, int) and not isinstance(k, bool) for k in trials
     ):
         raise FramesError(f"{p}: meta 'trials' must be a list of trial numbers")
+    pad_vertices = None
     for k in trials:
         if f"t{k}/time_s" in arrays:
             check_trial_arrays(arrays, f"t{k}/", str(p))
+            pad_vertices = arrays[f"t{k}/pad1"].shape[1]
+    _check_shared_arrays(arrays, pad_vertices, str(p))
+    expected = meta.get("arrays_sha256")
+    if expected is not None and expected != arrays_digest(arrays):
+        raise FramesError(
+            f"{p}: its arrays do not match their checksum (meta arrays_sha256): the file was "
+            "changed or damaged after it was written; write it again (a batch run again with "
+            "the same --frames recomputes the trial)"
+        )
     return meta, arrays
+
+
+# The shared meshes: name -> (columns, the array whose rows its entries index).
+_SHARED = {
+    "object_vertices": (3, None),
+    "object_faces": (3, "object_vertices"),
+    "pad_surface_faces": (3, "pad"),
+    "pad_tets": (4, "pad"),
+}
+
+
+def _check_shared_arrays(arrays: dict[str, np.ndarray], pad_vertices: int | None, p: str) -> None:
+    """The shared meshes: present, (n, columns), finite vertices, and faces and tetrahedra
+    whose indices are rows of their vertices (the pads' rows: `pad_vertices`, when a trial
+    has frames). FramesError names the array."""
+    for name, (columns, rows_of) in _SHARED.items():
+        a = arrays.get(name)
+        kind = "f" if rows_of is None else "iu"
+        if a is None or a.ndim != 2 or a.shape[1] != columns or a.dtype.kind not in kind:
+            what = "missing" if a is None else f"of shape {a.shape} and type {a.dtype}"
+            raise FramesError(
+                f"{p}: array {name} is {what}; expected (n, {columns}) "
+                f"{'numbers' if rows_of is None else 'indices'} (the file is damaged)"
+            )
+        if rows_of is None:
+            if not np.all(np.isfinite(a)):
+                raise FramesError(f"{p}: array {name} holds NaN or infinite values")
+            continue
+        n = len(arrays["object_vertices"]) if rows_of == "object_vertices" else pad_vertices
+        if n is not None and a.size and (a.min() < 0 or a.max() >= n):
+            raise FramesError(
+                f"{p}: array {name} indexes vertices outside 0..{n - 1} (the file is damaged)"
+            )
 
 
 def arrays_digest(arrays: Mapping[str, np.ndarray]) -> str:
@@ -351,19 +395,17 @@ def arrays_digest(arrays: Mapping[str, np.ndarray]) -> str:
 def frames_file_damage(path: str | os.PathLike) -> str:
     """'' when `path` is a whole frames file whose arrays match their checksum; else why not.
 
-    Reads every array (the caps and checks of `load_frames`, each zip member's CRC) and compares
-    meta["arrays_sha256"]; a file written before the checksum existed passes when it loads.
+    Reads every array (the caps and checks of `load_frames`, each zip member's CRC, the
+    arrays against meta["arrays_sha256"]); a file written before the checksum existed passes
+    when it loads.
     """
     p = Path(path)
     if not frames_file_complete(p):
         return "missing or incomplete"
     try:
-        meta, arrays = load_frames(p)
+        load_frames(p)
     except ParameterError as exc:
         return f"unreadable ({exc})"
-    expected = meta.get("arrays_sha256")
-    if expected is not None and expected != arrays_digest(arrays):
-        return "its arrays do not match their checksum (arrays_sha256)"
     return ""
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from engine import schema
-from engine.errors import IpcGraspError
+from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -139,34 +139,78 @@ def params_from_row(row: Mapping[str, str]) -> SimulationParams | None:
         return None
 
 
+def cell_error(row: Mapping[str, str], column: str, expected: str) -> ParameterError:
+    """A results cell outside its type or range, naming the row and the column."""
+    trial = row.get("trial", "")
+    return ParameterError(
+        f"results row of grasp {row.get('grasp_id', '')!r}, model {row.get('model', '')!r}"
+        f"{f', trial {trial}' if trial else ''} (task_key {row.get('task_key', '')!r}): column "
+        f"{column!r} is {row.get(column, '')!r:.40}, not {expected}; the file was edited or "
+        "damaged: restore the row or run its task again"
+    )
+
+
+def flag_cell(row: Mapping[str, str], column: str, default: bool | None = None) -> bool:
+    """A true/false cell (as rows write them, any case); an empty or missing cell is
+    `default`, or refused when there is none."""
+    text = row.get(column, "").strip().lower()
+    if text == "" and default is not None:
+        return default
+    if text not in ("true", "false"):
+        raise cell_error(row, column, "true or false")
+    return text == "true"
+
+
+def _count_cell(row: Mapping[str, str], column: str) -> int:
+    """A count cell: digits only (0 when empty or missing)."""
+    text = row.get(column, "").strip()
+    if text and not (text.isascii() and text.isdigit()):
+        raise cell_error(row, column, "a whole number >= 0")
+    return int(text) if text else 0
+
+
+def _number_cell(row: Mapping[str, str], column: str, *, low: float | None = None) -> float:
+    """A numeric cell (NaN when empty or missing: not measured); below `low` or infinite with
+    a `low` refused, as is text that is not a number."""
+    text = row.get(column, "").strip()
+    value = cell_float(text)
+    if text and math.isnan(value) and text.lower() != "nan":
+        raise cell_error(row, column, "a number")
+    if low is not None and (value < low or math.isinf(value)):
+        raise cell_error(row, column, f"a finite number >= {low:g}")
+    return value
+
+
 def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
     """The TrialResult a row records (outcome, Psi, forces, timing, perturbation): the inverse
-    of the outcome columns `result_row` and batch rows write."""
+    of the outcome columns `result_row` and batch rows write. A cell outside its type or range
+    (success other than true or false, a count that is not a whole number, a negative time,
+    text where a number belongs) raises ParameterError naming the row and the column."""
     perturbation = {
-        k: cell_float(row.get(f"perturbation_{k}"))
+        k: _number_cell(row, f"perturbation_{k}")
         for k in ("dx", "dy", "dz", "rx", "ry", "rz")
         if row.get(f"perturbation_{k}", "") != ""
     }
     return TrialResult(
-        trial=cell_int(row.get("trial")),
-        success=row.get("success") == "True",
+        trial=_count_cell(row, "trial"),
+        success=flag_cell(row, "success"),
         reason=row.get("reason", ""),
-        psi1_j=cell_float(row.get("psi1")),
-        psi2_j=cell_float(row.get("psi2")),
-        grip_force1_n=cell_float(row.get("grip_force_1")),
-        grip_force2_n=cell_float(row.get("grip_force_2")),
-        squeeze_balanced=row.get("squeeze_balanced") == "True",
-        lift_height_m=cell_float(row.get("lift_height")),
-        slip1_m=cell_float(row.get("slip_1")),
-        slip2_m=cell_float(row.get("slip_2")),
-        rotation_rad=cell_float(row.get("rotation")),
-        min_lift_grip_n=cell_float(row.get("min_lift_grip")),
-        frames=cell_int(row.get("frames")),
-        newton_iterations=cell_int(row.get("newton_iterations")),
-        rollbacks=cell_int(row.get("rollbacks")),
-        wall_time_s=cell_float(row.get("wall_time_s")),
-        min_distance_m=cell_float(row.get("min_distance")),
-        intersection_free=row.get("intersection_free", "True") != "False",
+        psi1_j=_number_cell(row, "psi1"),
+        psi2_j=_number_cell(row, "psi2"),
+        grip_force1_n=_number_cell(row, "grip_force_1"),
+        grip_force2_n=_number_cell(row, "grip_force_2"),
+        squeeze_balanced=flag_cell(row, "squeeze_balanced", False),
+        lift_height_m=_number_cell(row, "lift_height"),
+        slip1_m=_number_cell(row, "slip_1"),
+        slip2_m=_number_cell(row, "slip_2"),
+        rotation_rad=_number_cell(row, "rotation"),
+        min_lift_grip_n=_number_cell(row, "min_lift_grip"),
+        frames=_count_cell(row, "frames"),
+        newton_iterations=_count_cell(row, "newton_iterations"),
+        rollbacks=_count_cell(row, "rollbacks"),
+        wall_time_s=_number_cell(row, "wall_time_s", low=0.0),
+        min_distance_m=_number_cell(row, "min_distance"),
+        intersection_free=flag_cell(row, "intersection_free", True),
         perturbation=perturbation,
         error=row.get("error", ""),
     )

@@ -44,6 +44,22 @@ def _decode_float(value: Any) -> float:
 
 
 _RESULT_FIELDS = {f.name: f for f in dataclasses.fields(TrialResult)}
+# Result fields with a range, (lowest value, what they are); NaN ('not measured') passes: a
+# time is finite and >= 0, a pad's grip force (a sum of contact forces) finite.
+_RANGES = {
+    "wall_time_s": (0.0, "a finite time >= 0 in seconds"),
+    "grip_force1_n": (-math.inf, "a finite force in N"),
+    "grip_force2_n": (-math.inf, "a finite force in N"),
+}
+
+
+def _in_range(name: str, value: float, where: str) -> float:
+    """`value` of result field `name`, or SessionError when it is outside the field's range."""
+    if name in _RANGES and (math.isinf(value) or value < _RANGES[name][0]):
+        raise SessionError(
+            f"{where} is {value!r}, not {_RANGES[name][1]}; the file was edited or damaged"
+        )
+    return value
 
 
 def _result_from_dict(d: Any, where: str) -> TrialResult:
@@ -72,7 +88,7 @@ def _result_from_dict(d: Any, where: str) -> TrialResult:
                 raise SessionError(f"{at} must be text, got {_kind(v)}")
             kwargs[k] = v
         elif isinstance(default, float):
-            kwargs[k] = _float(v, at)
+            kwargs[k] = _in_range(k, _float(v, at), at)
     for k in ("trial", "success", "reason"):
         if k not in kwargs:
             raise SessionError(f"{where}: result field {k!r} is missing")

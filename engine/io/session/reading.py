@@ -4,7 +4,6 @@ field and what is wrong), in the order the file holds them."""
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 from pathlib import Path
@@ -40,6 +39,7 @@ from engine.io.session.records import (
     TrialRecord,
 )
 from engine.scene.mesh_repair import MeshRepair
+from engine.scene.object_facts import MAX_DENSITY_KG_M3, MIN_DENSITY_KG_M3
 from engine.scene.object_mesh import UNIT_SCALE_M
 
 log = logging.getLogger(__name__)
@@ -160,9 +160,11 @@ def _saved_object(doc: dict, where: str) -> _SavedObject:
         )
     stable_pose = _int(obj.get("stable_pose", 0), f"{where}: field 'object.stable_pose'", 0)
     density = _float(obj.get("density_kg_m3"), f"{where}: field 'object.density_kg_m3'")
-    if not (math.isfinite(density) and density > 0):
+    if not MIN_DENSITY_KG_M3 <= density <= MAX_DENSITY_KG_M3:  # NaN fails too
         raise SessionError(
-            f"{where}: field 'object.density_kg_m3' must be a finite number > 0 (got {density})"
+            f"{where}: field 'object.density_kg_m3' is {density:.4g} kg/m^3, not a density an "
+            f"object has ({MIN_DENSITY_KG_M3:g} to {MAX_DENSITY_KG_M3:,.0f} kg/m^3); the file "
+            "was edited or damaged: set it to the object's density (water is 1000)"
         )
     name = obj.get("name", "")
     if not isinstance(name, str):

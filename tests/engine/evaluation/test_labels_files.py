@@ -186,3 +186,26 @@ def test_repeated_trial_numbers_keep_the_file_order(tmp_path):
 def test_a_quoted_line_break_is_kept_as_written(tmp_path):
     _, got = _load(tmp_path, 'grasp_id,result\r\n"a\r\nb",1\r\n')
     assert list(got) == ["a\r\nb"]
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "cells", "width"),
+    [
+        ("grasp_id,result", "g1,0,D,0", 4, 2),  # found by the fuzz suite: the extras were dropped
+        ("grasp_id,result", "g1,true,false", 3, 2),
+        ("grasp_id,successes,trials", "g1,3,5,9", 4, 3),
+        ("grasp_id,successes,trials", "g1,3", 2, 3),
+        ("grasp_id,result,successes,trials", "g1,true,1", 3, 4),
+    ],
+)
+def test_a_row_with_more_or_fewer_cells_than_the_header_is_refused(
+    tmp_path, header, row, cells, width
+):
+    """A cell too many (an unquoted comma in a grasp id, a pasted column) or too few would
+    shift or drop a value: refused with the line and the counts, never read in part."""
+    valid = {2: "g0,1", 3: "g0,1,1", 4: "g0,1,,"}[header.count(",") + 1]
+    p, message = _refusal(tmp_path, f"{header}\n{valid}\n{row}\n")
+    assert message == (
+        f"{p} line 3: {cells} fields, the header has {width}; give one value per column (a "
+        "comma inside a grasp id needs quotes)"
+    )

@@ -78,9 +78,9 @@ def test_object_fields(saved):  # noqa: F811
     json_path, _ = saved
     edit_json(json_path, lambda d: d["object"].pop("stable_pose", None))
     edit_json(json_path, lambda d: d["object"].pop("name", None))
-    edit_json(json_path, _object(density_kg_m3=0.5, relative_path="../meshes/cube.obj"))
+    edit_json(json_path, _object(density_kg_m3=500.0, relative_path="../meshes/cube.obj"))
     s = load_session(json_path)
-    assert (s.stable_pose, s.object_name, s.density_kg_m3) == (0, "", 0.5)
+    assert (s.stable_pose, s.object_name, s.density_kg_m3) == (0, "", 500.0)
     assert s.extras["_relative_path"] == "../meshes/cube.obj"
     edit_json(json_path, _object(relative_path=None))
     assert load_session(json_path).extras["_relative_path"] is None
@@ -90,8 +90,8 @@ def test_object_fields(saved):  # noqa: F811
     ("change", "problem"),
     [
         (_object(stable_pose=-1), "field 'object.stable_pose' must be >= 0 (got -1)"),
-        (_object(density_kg_m3=0), "field 'object.density_kg_m3' must be a finite number > 0 (got 0.0)"),
-        (_object(density_kg_m3="Infinity"), "field 'object.density_kg_m3' must be a finite number > 0 (got inf)"),
+        (_object(density_kg_m3=0), "field 'object.density_kg_m3' is 0 kg/m^3, not a density an object has (10 to 25,000 kg/m^3); the file was edited or damaged: set it to the object's density (water is 1000)"),
+        (_object(density_kg_m3="Infinity"), "field 'object.density_kg_m3' is inf kg/m^3, not a density an object has (10 to 25,000 kg/m^3); the file was edited or damaged: set it to the object's density (water is 1000)"),
         (_object(density_kg_m3=10**400), "field 'object.density_kg_m3' is too large (" + repr(10**400)[:60] + ")"),
         (_object(name=5), "field 'object.name' must be text"),
         (_object(relative_path=5), "field 'object.relative_path' must be a path or null"),
