@@ -4,7 +4,7 @@ kept as one rigid object (`body="all"`, refused if they overlap or nest)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,11 @@ MAX_BODIES = 1000
 
 MAX_LISTED_BODIES = 50
 """Most bodies described one by one for a chooser (SeveralBodiesError.bodies)."""
+
+
+Closer = Callable[[np.ndarray, np.ndarray, bool], tuple[np.ndarray, np.ndarray]]
+"""Fills a body's holes: (vertices, the body's faces, whether every rim lies inside another
+body) -> (vertices, its closed faces)."""
 
 
 class SeveralBodiesError(MeshError):
@@ -130,6 +135,19 @@ def _overlaps(vertices: np.ndarray, bodies: list[_Body]) -> tuple[int, int]:
     return nested, overlapping
 
 
+def _rims_inside_others(vertices: np.ndarray, bodies: list[_Body], k: int) -> bool:
+    """Whether every boundary (hole rim) vertex of body k lies inside another closed body."""
+    _, edges, counts = undirected_edges(bodies[k].faces)
+    rims = np.unique(edges[counts == 1])
+    if not len(rims):
+        return False
+    inside = np.zeros(len(rims), dtype=bool)
+    for j, other in enumerate(bodies):
+        if j != k and other.closed:
+            inside |= points_inside(vertices[rims], vertices, other.faces)
+    return bool(inside.all())
+
+
 def _refuse_overlaps(bodies: list[_Body], nested: int, overlapping: int, where: str) -> None:
     """MeshError for nested bodies (an inner shell's volume would be added, not removed: a cube
     with a 1 cm shell inside read 28 cm^3, not 26), and for overlapping bodies that cannot be
@@ -146,6 +164,42 @@ def _refuse_overlaps(bodies: list[_Body], nested: int, overlapping: int, where: 
         "Blender's Boolean modifier or MeshLab), delete inner shells, or choose one body ({0})",
         settings=[body_setting("K")],
     )
+
+
+TOUCH_FRACTION = 1e-4
+"""Solids closer than this share of the object's size touch: a convex decomposition's pieces
+share faces, which a union leaves as separate solids (pybullet's teddy: 15 pieces, 4 solids
+1e-6 to 1e-5 of its size apart)."""
+
+MAX_TOUCH_FACES = 200_000
+"""Most faces whose solids are tested for touching (the test builds a search tree of each)."""
+
+
+def _touching(solids: list[trimesh.Trimesh]) -> bool:
+    """Whether the solids form one group, each touching another within TOUCH_FRACTION of their
+    overall size."""
+    if sum(len(s.faces) for s in solids) > MAX_TOUCH_FACES:
+        return False
+    lo = np.min([s.bounds[0] for s in solids], axis=0)
+    hi = np.max([s.bounds[1] for s in solids], axis=0)
+    tol = TOUCH_FRACTION * float(np.linalg.norm(hi - lo))
+    group = list(range(len(solids)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, a in enumerate(solids):
+        for j in range(i + 1, len(solids)):
+            b = solids[j]
+            if np.any(a.bounds[1] + tol < b.bounds[0]) or np.any(b.bounds[1] + tol < a.bounds[0]):
+                continue
+            small, large = (a, b) if len(a.vertices) <= len(b.vertices) else (b, a)
+            _, distance, _ = trimesh.proximity.closest_point(large, small.vertices)
+            if float(distance.min()) <= tol:
+                group[root(j)] = root(i)
+    return len({root(i) for i in range(len(solids))}) == 1
 
 
 def _union(vertices: np.ndarray, bodies: list[_Body]) -> trimesh.Trimesh:
@@ -187,10 +241,12 @@ def choose_bodies(
     body: int | str | None,
     where: str,
     changes: list[str],
+    close: Closer | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """The vertices and faces of the bodies kept, and which were kept ("", "all", "K of N" or
     "merged N"); each change (fragments removed, bodies merged, a body chosen) is added to
-    `changes`."""
+    `changes`. `close(vertices, faces)` fills an open body's holes (returning the vertices with
+    any added and the body's closed faces) before a union needs it closed."""
     pieces = _split(vertices, faces, where)
     largest = max(p.volume_m3 for p in pieces)
     if not largest > 0:
@@ -198,7 +254,7 @@ def choose_bodies(
         return vertices, faces, ""
     bodies = _without_fragments(vertices, pieces, largest, changes)
     if len(bodies) > 1 and not isinstance(body, int):
-        merged = _merged(vertices, bodies, body, where, changes)
+        merged = _merged(vertices, bodies, body, where, changes, close)
         if merged is not None:
             return merged
     chosen = ""
@@ -218,25 +274,38 @@ def _merged(
     body: str | None,
     where: str,
     changes: list[str],
+    close: Closer | None,
 ) -> tuple[np.ndarray, np.ndarray, str] | None:
     """Several bodies of which some overlap, merged by a boolean union when the union is one
     solid (no body chosen) or all are kept ("all"); None when nothing overlaps or the union
     leaves separate solids and none was chosen (then the caller lists the bodies). Nested
     bodies, and overlapping ones that are not closed, are refused."""
     nested, overlapping = _overlaps(vertices, bodies)
-    if nested or (overlapping and not all(b.closed for b in bodies)):
+    if nested or (overlapping and close is None and not all(b.closed for b in bodies)):
         _refuse_overlaps(bodies, nested, overlapping, where)
     if not overlapping:
         return None
+    if close is not None:
+        for k, b in enumerate(bodies):
+            if not b.closed:  # an open body's holes filled first (the repair's own rule)
+                buried = _rims_inside_others(vertices, bodies, k)
+                vertices, faces = close(vertices, b.faces, buried)
+                bodies[k] = _Body(faces, enclosed_volume(vertices, faces), True)
     union = _union(vertices, bodies)
-    solids = len(_split(np.asarray(union.vertices), np.asarray(union.faces), where))
-    if solids > 1 and body != "all":
+    solids = union.split(only_watertight=False)
+    joined = len(solids) == 1 or _touching(solids)
+    if not joined and body != "all":
         return None
     summed = sum(b.volume_m3 for b in bodies)
+    if len(solids) == 1:
+        into = "one solid"
+    elif joined:
+        into = f"{len(solids)} solids that touch, kept as one rigid object"
+    else:
+        into = f"{len(solids)} solids kept as one rigid object"
     changes.append(
-        f"merged {len(bodies)} overlapping bodies into "
-        f"{'one solid' if solids == 1 else f'{solids} solids kept as one rigid object'} by a "
-        f"boolean union ({cm3(float(union.volume))}; their volumes summed to {cm3(summed)})"
+        f"merged {len(bodies)} overlapping bodies into {into} by a boolean union "
+        f"({cm3(float(union.volume))}; their volumes summed to {cm3(summed)})"
     )
     chosen = f"merged {len(bodies)}" if body is None else "all"
     return np.asarray(union.vertices, dtype=np.float64), np.asarray(union.faces), chosen

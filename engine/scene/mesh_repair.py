@@ -173,8 +173,15 @@ def _boundary_loops(faces: np.ndarray) -> list[list[int]] | None:
 
 
 def _fill_holes(
-    vertices: np.ndarray, faces: np.ndarray, where: str, changes: list[str]
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    where: str,
+    changes: list[str],
+    buried: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Close the surface's holes with fans about each loop's centre (said in `changes`): holes
+    up to MAX_HOLE_FRACTION of the size, or any size when `buried` (every hole's rim lies inside
+    another body, which a union then covers: a handle's open ends sunk into a cup's wall)."""
     _, _, counts = undirected_edges(faces)
     boundary = int(np.sum(counts == 1))
     non_manifold = int(np.sum(counts > 2))
@@ -198,7 +205,7 @@ def _fill_holes(
             "trimesh.repair.fill_holes"
         )
     spans = [float(np.linalg.norm(np.ptp(vertices[loop], axis=0))) for loop in loops]
-    if max(spans) > limit:
+    if max(spans) > limit and not buried:
         raise MeshError(
             f"{where} is not watertight ({boundary} boundary edges, 0 non-manifold edges): "
             f"{plural(len(loops), 'hole')}, the largest {mm(max(spans))} across, more than "
@@ -274,7 +281,14 @@ def repair_mesh(
     f = _drop_bad_faces(v, f, changes)
     if len(f) == 0:
         raise MeshError(f"{where} has only degenerate (zero-area) faces: export a solid object")
-    v, f, chosen = choose_bodies(v, f, choice, where, changes)
+    v, f, chosen = choose_bodies(
+        v,
+        f,
+        choice,
+        where,
+        changes,
+        close=lambda v, f, buried: _fill_holes(v, f, where, changes, buried),
+    )
     # Compact to the kept faces' vertices.
     ids, compact = np.unique(f, return_inverse=True)
     v, f = v[ids], compact.reshape(-1, 3)

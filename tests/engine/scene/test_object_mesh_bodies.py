@@ -5,6 +5,7 @@ choice; one solid loads with the right volume."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import trimesh
 
@@ -134,3 +135,48 @@ def test_a_symlink_loop_is_a_mesh_error(tmp_path):
     loop.symlink_to(loop)
     with pytest.raises(MeshError, match="cannot be used"):
         load_object_mesh(loop)
+
+
+def _open_bar(centre: tuple[float, float, float], open_end: float = -1.0) -> trimesh.Trimesh:
+    """A 10 x 10 x 40 mm bar (long along x) whose end face on the `open_end` side of x is
+    missing: an open end 14 mm across, a third of the bar's size, well over what hole filling
+    takes on its own."""
+    bar = trimesh.creation.box(extents=(0.04, 0.01, 0.01))
+    keep = ~np.isclose(bar.triangles_center[:, 0], 0.02 * open_end)
+    bar = trimesh.Trimesh(bar.vertices, bar.faces[keep], process=False)
+    bar.apply_translation(centre)
+    return bar
+
+
+def test_a_handle_whose_open_end_is_sunk_in_the_cup_is_closed_and_merged(tmp_path):
+    # pybullet's mug: the handle is an open tube whose ends sit inside the cup's wall. Its
+    # holes are filled whatever their size because the union covers them; the same handle
+    # with its open end out in the air is refused as before.
+    cup = _box(0.03, (0, 0, 0))
+    sunk = _write(tmp_path / "sunk.obj", cup, _open_bar((0.025, 0, 0)))  # open end at x = 5 mm
+    mesh = load_object_mesh(sunk)
+    # The bar reaches from x = 5 to 45 mm; 30 mm of it outside the cube: 27 + 3 cm^3.
+    assert mesh.to_trimesh().volume == pytest.approx(30e-6, rel=1e-6)
+    assert mesh.repair.body == "merged 2"
+    assert any(c.startswith("filled 1 hole") for c in mesh.repair.changes)
+    # The same bar with its closed end sunk and its open end at x = 45 mm, in the air.
+    out = _write(tmp_path / "out.obj", cup, _open_bar((0.025, 0, 0), open_end=1.0))
+    with pytest.raises(MeshError, match="too large to fill"):
+        load_object_mesh(out)
+
+
+def test_pieces_of_a_convex_decomposition_that_only_touch_open_as_one_object(tmp_path):
+    # pybullet's teddy (15 convex pieces, V-HACD): some overlap, others meet face to face a
+    # micron apart, which a union leaves as separate solids. Within 1e-4 of the size they
+    # touch: one rigid object, said in the report. 1 mm apart they do not: a choice is needed.
+    a, b = _box(0.03, (0, 0, 0)), _box(0.03, (0.01, 0.01, 0))
+    touching = _write(tmp_path / "toy.obj", a, b, _box(0.02, (0.01, 0.035 + 1e-6, 0)))
+    mesh = load_object_mesh(touching)
+    assert mesh.repair.body == "merged 3"
+    assert any(
+        "into 2 solids that touch, kept as one rigid object" in c for c in mesh.repair.changes
+    )
+    assert mesh.to_trimesh().volume == pytest.approx(42e-6 + 8e-6, rel=1e-6)
+    apart = _write(tmp_path / "apart.obj", a, b, _box(0.02, (0.01, 0.036, 0)))
+    with pytest.raises(MeshError, match="holds 3 separate bodies"):
+        load_object_mesh(apart)
