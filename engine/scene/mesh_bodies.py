@@ -383,7 +383,8 @@ def _chosen(
                 "with {0}): merge them into one solid or export only the part to grasp",
                 settings=[body_setting("all")],
             )
-        changes.append(f"kept all {len(bodies)} bodies as one rigid object (--body all)")
+        # Repair reports are read by every front end: the choice, not the command line's flag.
+        changes.append(f"kept all {len(bodies)} bodies as one rigid object, as chosen")
         return bodies, "all"
     assert isinstance(body, int)
     if body >= len(bodies):
@@ -393,7 +394,7 @@ def _chosen(
             settings=[body_setting(body)],
         )
     changes.append(
-        f"kept body {body} of {len(bodies)} ({cm3(bodies[body].volume_m3)}; --body "
-        f"{body}), dropped the others"
+        f"kept body {body} of {len(bodies)} ({cm3(bodies[body].volume_m3)}), as chosen; "
+        "dropped the others"
     )
     return [bodies[body]], f"{body} of {len(bodies)}"

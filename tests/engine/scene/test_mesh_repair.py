@@ -169,7 +169,7 @@ def test_two_real_bodies_are_refused_or_chosen(tmp_path):
     assert [b.split(":")[0] for b in err.value.bodies] == ["body 0", "body 1"]  # for a chooser
     box_only = load_object_mesh(path, body=0)
     assert box_only.to_trimesh().volume == pytest.approx(16e-6)
-    assert box_only.repair.changes[-1].startswith("kept body 0 of 2 (16 cm^3; --body 0)")
+    assert box_only.repair.changes[-1].startswith("kept body 0 of 2 (16 cm^3), as chosen; dropped")
     ball = load_object_mesh(path, body="1")
     assert ball.to_trimesh().volume == pytest.approx(small.volume, rel=1e-6)
     assert mesh_columns(ball)["object_body"] == "1 of 2"
