@@ -183,10 +183,18 @@ def _study(doc: dict, where: str, json_path: Path) -> tuple[Grasp, SimulationPar
     """The grasp, the simulation parameters (their declared ranges checked; unknown ones
     ignored with a warning) and the trial plan."""
     g = _object_dict(doc, where, "grasp")
+    axis = _vector(g.get("axis"), 3, f"{where}: field 'grasp.axis'")
+    with np.errstate(over="ignore"):  # Grasp normalises with this norm: inf gives a zero axis
+        length = np.linalg.norm(axis)
+    if not np.isfinite(length):
+        raise SessionError(
+            f"{where}: field 'grasp.axis' {axis.tolist()} is too long to be a direction (its "
+            "length overflows); give a unit direction such as [1, 0, 0]"
+        )
     try:
         grasp = Grasp(
             _vector(g.get("center"), 3, f"{where}: field 'grasp.center'"),
-            _vector(g.get("axis"), 3, f"{where}: field 'grasp.axis'"),
+            axis,
             _float(g.get("approach_angle_rad"), f"{where}: field 'grasp.approach_angle_rad'"),
         )
         unknown: list[str] = []

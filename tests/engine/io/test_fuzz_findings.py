@@ -175,3 +175,20 @@ def test_a_frames_file_without_its_shared_meshes_is_refused(tmp_path):
         f"{path}: array object_vertices is missing; expected (n, 3) numbers (the file is damaged)"
     )
     assert load_frames(_save_frames(tmp_path / "g.npz"))[0]["trials"] == [0]
+
+
+def test_a_session_grasp_axis_whose_length_overflows_is_refused(session_doc):
+    """Found: an axis [1, 0, -7.7e262] loaded as the zero vector (its length overflows to inf
+    and the normalised axis is [0, 0, -0])."""
+    json_path, doc = session_doc
+    doc["grasp"]["axis"] = [1.0, 0.0, -7.7e262]
+    json_path.write_text(json.dumps(doc))
+    with pytest.raises(SessionError) as err:
+        load_session(json_path)
+    assert str(err.value) == (
+        f"{json_path}: field 'grasp.axis' [1.0, 0.0, -7.7e+262] is too long to be a direction "
+        "(its length overflows); give a unit direction such as [1, 0, 0]"
+    )
+    doc["grasp"]["axis"] = [0.0, 0.0, -1e150]  # long but its length is finite: a direction
+    json_path.write_text(json.dumps(doc))
+    assert load_session(json_path).grasp.axis.tolist() == [0.0, 0.0, -1.0]
