@@ -29,6 +29,7 @@ from engine.ipc.candidate_cover import CandidateCover
 from engine.ipc.contact_term import COVER_MARGIN, ContactTerm
 from engine.ipc.ground_rest import equilibrium_lift
 from engine.ipc.internal_term import InternalTerm
+from engine.ipc.load_term import LoadTerm
 from engine.ipc.newton import PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
@@ -73,6 +74,9 @@ class StepCommand:
     hold_force_n: float | None = None
     servo_travel_m: float | None = None
     h_s: float | None = None
+    # An external load on the object over the step (engine.ipc.load_term): (force N, torque
+    # N m), world frame; None: none.
+    object_load: tuple[np.ndarray, np.ndarray] | None = None
 
     def halved(self, h_s: float) -> StepCommand:
         """Half of this step (of length h_s): half the motion, the same force."""
@@ -246,7 +250,7 @@ class Stepper:
                 max_closing_m=0.5 * p.dhat_m,
             )
         potential = self._potential(
-            st, h, actuator, self._first_cover(st, s.collision_vertices(guess))
+            st, h, actuator, self._first_cover(st, s.collision_vertices(guess)), cmd.object_load
         )
         res = newton_solve(
             potential,
@@ -278,9 +282,11 @@ class Stepper:
         h: float,
         actuator: ActuatorTerm | None,
         cover: CandidateCover | None,
+        load: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> IncrementalPotential:
         """The incremental potential of the time step of h seconds that starts at `st`, its
-        contact term starting from `cover` (see _first_cover)."""
+        contact term starting from `cover` (see _first_cover), with an external `load` on the
+        object (force, torque) when given."""
         p, s = self.settings, self.system
         reduction = actuator.reduction if actuator is not None else Reduction(s)
         internal = InternalTerm(s, st.u, st.v, h, reduction)
@@ -292,6 +298,8 @@ class Stepper:
         # closing coordinate's last (engine.ipc.terms.Assembly).
         terms: list[Term] = [internal] if actuator is None else [internal, actuator]
         terms.append(contact)
+        if load is not None:
+            terms.append(LoadTerm(s, st.u, *load))
         return IncrementalPotential(s, reduction, terms, h, contact=contact)
 
     def _force_reduction(self) -> Reduction:

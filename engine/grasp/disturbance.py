@@ -1,0 +1,167 @@
+"""How strong is the grip: a disturbance ramped on the held object until it leaves the grip.
+
+After the hold, an external force at the object's centre of mass (or a torque) grows linearly
+in time along one direction of the grasp frame while the jaws keep their force, until the
+object has moved by more than the success test's slip tolerance relative to the plates, or
+turned by more than its rotation tolerance. The load reached then is the grip's strength in
+that direction. Each direction is its own continuation from the held state (the squeeze and
+lift are not run again).
+
+The ramp is scaled to the grip: forces reach the grip's Coulomb capacity 2 mu F (F the jaws'
+hold force) in RAMP_S, torques 2 mu F times the pad's radius; a direction still held at
+CAP_MULTIPLE of that is reported as held, with the load reached.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.constants import GRAVITY_M_S2
+from engine.grasp.grip_measures import rotation_angle
+from engine.grasp.lift import hold_command
+from engine.ipc.stepper import StepCommand
+
+if TYPE_CHECKING:
+    from engine.grasp.simulation import GraspSimulation
+    from engine.ipc.stepper import StepState
+
+RAMP_S = 0.2
+"""Simulated time in which a force ramp reaches the grip's Coulomb capacity 2 mu F."""
+
+CAP_MULTIPLE = 3.0
+"""A direction still held at this multiple of its ramp's scale ends as held."""
+
+ONSET_FRACTION = 0.05
+"""The strength is the load at the last state whose motion was within this fraction of the
+tolerances (0.25 mm, 0.5 deg by default): the object then stuck, while the load at which it
+had moved the whole tolerance includes the time it took to get there."""
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One disturbance: a unit force or a unit torque, world frame."""
+
+    name: str
+    force: np.ndarray  # (3,) unit, or zeros
+    torque: np.ndarray  # (3,) unit, or zeros
+
+    @property
+    def is_torque(self) -> bool:
+        """Whether it is a torque (N m) rather than a force (N)."""
+        return bool(np.any(self.torque))
+
+
+def directions(closing_axis: np.ndarray) -> list[Direction]:
+    """Along and across the closing axis, up and down, and the torques about the closing axis,
+    the across axis and the vertical (world frame; the across axis is horizontal)."""
+    x = np.asarray(closing_axis, dtype=float)
+    x = x / np.linalg.norm(x)
+    up = np.array([0.0, 0.0, 1.0])
+    across = np.cross(up, x)
+    if np.linalg.norm(across) < 1e-9:  # a vertical closing axis
+        across = np.array([1.0, 0.0, 0.0])
+    across /= np.linalg.norm(across)
+    zero = np.zeros(3)
+    return [
+        Direction("along", x, zero),
+        Direction("across", across, zero),
+        Direction("up", up, zero),
+        Direction("down", -up, zero),
+        Direction("twist", zero, x),
+        Direction("tilt", zero, across),
+        Direction("turn", zero, up),
+    ]
+
+
+@dataclass(frozen=True)
+class Strength:
+    """The load (N, or N m for torques) at which the object left the grip in one direction."""
+
+    direction: str
+    load: float  # at the last state the object stuck (ONSET_FRACTION), or the cap when `held`
+    weight_multiple: float  # load / the object's weight (torques: / (weight x pad radius))
+    held: bool  # still held at the cap
+    steps: int
+    newton_iterations: int
+
+
+def measure_strength(
+    sim: GraspSimulation, hold_force_n: float, only: list[str] | None = None
+) -> list[Strength]:
+    """Each direction's strength (`only`: those named), continuing from the simulation's
+    current (held) state, which is restored afterwards."""
+    p, stepper = sim.params, sim.stepper
+    held = stepper.state
+    weight = sim.obj.mass_kg * GRAVITY_M_S2
+    radius = pad_radius_m(sim)
+    capacity = 2.0 * p.mu * hold_force_n
+    out = []
+    try:
+        for d in directions(sim.gripper_pose[:3, 0]):
+            if only is not None and d.name not in only:
+                continue
+            scale = capacity * (radius if d.is_torque else 1.0)
+            unit = weight * (radius if d.is_torque else 1.0)
+            out.append(_ramp(sim, held, d, scale, unit, hold_force_n))
+            stepper.state = held
+    finally:
+        stepper.state = held
+    return out
+
+
+def pad_radius_m(sim: GraspSimulation) -> float:
+    """The radius (m) of a disc with the pad's contact area: the arm of torque scales."""
+    outline = np.asarray(sim.pad.outline.polygon, dtype=float)
+    x, y = outline[:, 0], outline[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
+    return math.sqrt(area / math.pi)
+
+
+def _ramp(
+    sim: GraspSimulation,
+    held: StepState,
+    d: Direction,
+    scale: float,
+    unit: float,
+    hold_force_n: float,
+) -> Strength:
+    p, stepper = sim.params, sim.stepper
+    h = p.time_step_s
+    rate = scale / RAMP_S
+    pose0 = sim.object_pose(held)
+    steps = iterations = 0
+    load = onset = 0.0
+    while load < CAP_MULTIPLE * scale:
+        load = rate * h * (steps + 1)
+        cmd = StepCommand(
+            hold_force_n=hold_force_n,
+            servo_travel_m=hold_command(p, hold_force_n, h),
+            object_load=(load * d.force, load * d.torque),
+        )
+        new, its = stepper.step(cmd)
+        stepper.state = new
+        steps += 1
+        iterations += its
+        moved, turned = _motion(sim, pose0, held, new)
+        if moved <= ONSET_FRACTION * p.slip_tolerance_m and turned <= (
+            ONSET_FRACTION * p.rotation_tolerance_rad
+        ):
+            onset = load  # still in the grip's elastic and stick range
+        if moved > p.slip_tolerance_m or turned > p.rotation_tolerance_rad:
+            return Strength(d.name, onset, onset / unit, False, steps, iterations)
+    return Strength(d.name, load, load / unit, True, steps, iterations)
+
+
+def _motion(
+    sim: GraspSimulation, pose0: np.ndarray, held: StepState, st: StepState
+) -> tuple[float, float]:
+    """(How far the object's centre of mass moved relative to the plates (m), how far it
+    turned (rad)) since the held state."""
+    pose = sim.object_pose(st)
+    plates = (st.lift_m - held.lift_m) * np.array([0.0, 0.0, 1.0])
+    moved = pose[:3, 3] - pose0[:3, 3] - plates
+    return float(np.linalg.norm(moved)), rotation_angle(pose0[:3, :3], pose[:3, :3])

@@ -1,0 +1,83 @@
+"""The grip's strength measured by a disturbance ramped on the held object (engine.grasp.
+disturbance), against closed forms. A 300 g, 3 cm cube held through its centre by the YuMi's
+20 N jaws (F per jaw, mu = 0.4):
+
+- pulled down, it slips when the pull and its weight together reach the friction of both
+  pads: pull = 2 mu F - m g (13.05 N; pushed up: 2 mu F + m g, 18.94 N);
+- pushed along the closing axis, friction does not resist it: the pads' normal forces do, until
+  the near pad has let go of its whole force, at 2 F (40 N, 2.5 times the friction's 16 N);
+- twisted about the closing axis, it turns when the torque reaches the patches' friction
+  moment, sum over each pad's contact points of mu N_i r_i (r_i: the point's distance from the
+  axis through the pad's centre of pressure), from the held state's own contact forces.
+
+Forces are within 5 % (the ramp rises by 4 % of 2 mu F per time step); the twist within 15 %
+(the patch's friction saturates point by point while the pads shear). Each fails on a planted
+bug: the load's sign flipped (the pull down becomes a push up: 19.2 N), the torque's
+generalized force doubled (the twist turns at half the moment); without the weight the pull
+would be 2 mu F, 23 % off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.constants import GRAVITY_M_S2
+from engine.grasp.disturbance import measure_strength
+from engine.grasp.grasp import Grasp
+from engine.grasp.params import SimulationParams
+from engine.grasp.simulation import GraspSimulation
+from engine.ipc.contact_metrics import SOURCE_PAD1, SOURCE_PAD2, object_contact_forces
+from engine.scene.object_mesh import builtin_cube
+from engine.scene.resting import rest_object
+
+pytestmark = pytest.mark.slow
+
+MASS_KG = 0.3
+
+
+@pytest.fixture(scope="module")
+def held() -> tuple[GraspSimulation, float]:
+    """The cube lifted and held; the jaws' hold force (N per jaw)."""
+    obj = rest_object(builtin_cube(0.03), mass_kg=MASS_KG)
+    sim = GraspSimulation(
+        obj, Grasp(obj.center_of_mass, [1.0, 0.0, 0.0], 0.0).pose(), SimulationParams()
+    )
+    for _ in sim.frames():
+        pass
+    r = sim.result
+    assert r.success, r.reason
+    return sim, 0.5 * (r.grip_force1_n + r.grip_force2_n)
+
+
+def test_a_pull_down_slips_at_the_pads_friction_less_the_weight(held):
+    sim, force = held
+    (down,) = measure_strength(sim, force, ["down"])
+    law = 2 * sim.params.mu * force - MASS_KG * GRAVITY_M_S2
+    assert law == pytest.approx(13.05, abs=0.05)
+    assert not down.held
+    assert down.load == pytest.approx(law, rel=0.05)
+    assert down.weight_multiple == pytest.approx(down.load / (MASS_KG * GRAVITY_M_S2))
+
+
+def test_a_push_along_the_closing_axis_is_resisted_by_the_normal_forces(held):
+    sim, force = held
+    (along,) = measure_strength(sim, force, ["along"])
+    assert along.load == pytest.approx(2 * force, rel=0.05)
+    assert along.load > 2 * 2 * sim.params.mu * force  # far beyond what friction holds
+
+
+def test_a_twist_about_the_closing_axis_turns_at_the_patches_friction_moment(held):
+    sim, force = held
+    st, s = sim.stepper.state, sim.system
+    f = object_contact_forces(s, st.contact, s.collision_vertices(st.u))
+    law = 0.0
+    for source, normal in zip((SOURCE_PAD1, SOURCE_PAD2), sim.normals, strict=True):
+        mine = f.source == source
+        n_i = np.linalg.norm(f.normal_n[mine], axis=1)
+        centre = (f.points[mine] * n_i[:, None]).sum(axis=0) / n_i.sum()
+        arm = np.linalg.norm(np.cross(f.points[mine] - centre, normal), axis=1)
+        law += sim.params.mu * float((n_i * arm).sum())
+    (twist,) = measure_strength(sim, force, ["twist"])
+    assert not twist.held
+    assert twist.load == pytest.approx(law, rel=0.15)
