@@ -12,8 +12,7 @@ from PySide6.QtCore import QObject
 
 from app.model import AppModel, ProvisionalGrasp
 from app.undo import StateCommand
-from app.worker_pump import Pump
-from app.workers import WorkerProcess
+from app.worker_client import WorkerClient
 from app.workers.messages import DefaultGraspFound, DefaultGraspJob
 from app.workers.sampling import sample_main
 from engine.errors import Setting
@@ -83,14 +82,12 @@ class DefaultGraspController(QObject):
         self.model = model
         self.undo_stack = undo_stack
         self.ui = ui
-        self._worker: WorkerProcess | None = None
-        self._pump = Pump(self, PUMP_INTERVAL_MS, self._drain)
-        self._request = 0
+        self.client = WorkerClient(
+            self, "ipcgrasp-default-grasp", sample_main, self._on_answer, poll_ms=PUMP_INTERVAL_MS,
+            args=lambda p: (p.inbox, p.outbox, NICE), retries=1, on_died=self._worker_died,
+        )  # fmt: skip
         self._target: ProvisionalGrasp | None = None  # the provisional grasp being resolved
-        self._job: DefaultGraspJob | None = None
-        self._resent = False
         self.last_message = ""  # the status of the last answer (tests, tools)
-        self.results_ignored = 0  # answers that came for a stale request
         model.document_changed.connect(lambda _doc: self._follow())
         model.edited.connect(lambda _changed: self._follow())
 
@@ -99,23 +96,20 @@ class DefaultGraspController(QObject):
         """True while a default grasp is being found."""
         return self._target is not None
 
+    @property
+    def results_ignored(self) -> int:
+        """Answers that came for a stale request (tests, tools)."""
+        return self.client.stale_answers
+
     def start(self) -> None:
         """Spawn the worker process now (the app does this at start: the first file opened
         then waits for the search only, not for a new interpreter)."""
-        if self._worker is None or not self._worker.alive():
-            if self._worker is not None:
-                self._worker.close_queues()
-            self._worker = WorkerProcess("ipcgrasp-default-grasp")
-            self._worker.start(sample_main, self._worker.inbox, self._worker.outbox, NICE)
-        self._pump.start()
+        self.client.start()
 
     def shutdown(self) -> None:
         """Stop polling and the worker process."""
-        self._pump.stop()
-        self._target = self._job = None
-        if self._worker is not None:
-            self._worker.stop(timeout_s=1.0)
-            self._worker = None
+        self._target = None
+        self.client.shutdown(timeout_s=1.0)
 
     # --- requests -----------------------------------------------------------------------------
     def _follow(self) -> None:
@@ -127,50 +121,27 @@ class DefaultGraspController(QObject):
                 self._find(grasp)
         elif self._target is not None:
             # Another object, an undo, a grasp placed by hand: the answer will be stale.
-            log.info("default grasp search %d left: the grasp changed", self._request)
-            self._target = self._job = None
+            log.info("default grasp search %d left: the grasp changed", self.client.latest)
+            self._target = None
+            self.client.forget()
 
     def _find(self, provisional: ProvisionalGrasp) -> None:
         d = self.model.doc
         assert d is not None
-        self.start()
-        assert self._worker is not None
-        self._request += 1
         self._target = provisional
-        self._job = DefaultGraspJob(self._request, d.obj, d.params, 0)
-        self._resent = False
-        self._worker.send(self._job)
+        self.client.submit(DefaultGraspJob(self.client.new_request(), d.obj, d.params, 0))
         self.ui.status(
             f"{FINDING[:-1]} ({d.params.preset.label}, {d.params.open_width_m * 1e3:.0f} mm)…"
         )
 
     # --- answers ------------------------------------------------------------------------------
-    def _drain(self) -> None:
-        worker = self._worker
-        if worker is None:
-            return
-        for msg in worker.drain():
-            if not isinstance(msg, DefaultGraspFound):
-                continue
-            if msg.request != self._request or self._target is None:
-                self.results_ignored += 1
-                log.info("ignored the default grasp of stale request %d", msg.request)
-                continue
+    def _on_answer(self, msg: object) -> None:
+        if isinstance(msg, DefaultGraspFound) and self._target is not None:
             self._answer(msg)
-        if not worker.alive():
-            self._worker_died(worker)
 
-    def _worker_died(self, worker: WorkerProcess) -> None:
-        how = worker.exit_description()
-        log.error("the default grasp process died (%s); restarting it", how)
-        job = self._job
-        self.start()  # a fresh process, also for later searches
+    def _worker_died(self, job: DefaultGraspJob | None, how: str) -> None:
+        """The worker died again with the job sent twice (WorkerClient restarts it)."""
         if self._target is None or job is None:
-            return
-        if not self._resent:
-            self._resent = True
-            assert self._worker is not None
-            self._worker.send(job)
             return
         self._resolve(
             self._target, self._target.resolved(), f"finding the default grasp failed: the worker "
@@ -192,7 +163,7 @@ class DefaultGraspController(QObject):
     def _resolve(self, provisional: ProvisionalGrasp, grasp: Grasp, text: str) -> None:
         """Put `grasp` where `provisional` is: in the undo history's states and, when it is
         current, in the document (an edit that is not an undo step)."""
-        self._target = self._job = None
+        self._target = None
         self.last_message = text
         for k in range(self.undo_stack.count()):
             cmd = self.undo_stack.command(k)

@@ -17,10 +17,10 @@ from app.model import AppModel
 from app.model.forces import ForceView
 from app.model.pad_fields import Fields
 from app.tables import lowest_lift_grip
-from app.worker_pump import Pump
-from app.workers import WorkerProcess
+from app.worker_client import WorkerClient
 from app.workers.analysis import prediction_models
-from app.workers.video import SideBySide, VideoJob, even_size, render_video
+from app.workers.video import render_video
+from app.workers.video_job import SideBySide, VideoJob, even_size
 from engine.errors import IpcGraspError
 from engine.grasp.frames import TrialResult
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
@@ -246,49 +246,38 @@ class ExportController(QObject):
             self.viewport.field_title() if fields is not None else "", self.force_view(rec),
             self.side_by_side(rec),
         )  # fmt: skip
-        worker = WorkerProcess("ipcgrasp-video")
-        worker.start(render_video, job, worker.outbox, worker.cancel)
+        # One process per export: the job goes in with the start, progress comes back.
+        client = WorkerClient(
+            self, "ipcgrasp-video", render_video, self._video_message, poll_ms=VIDEO_POLL_MS,
+            args=lambda p: (job, p.outbox, p.cancel), restart=False,
+            on_died=lambda _job, how: self._finish_video(("error", f"the export process died ({how})")),
+        )  # fmt: skip
+        client.start()
         dialog = QProgressDialog(f"Rendering {p.name}…", "Cancel", 0, len(rec.frames), self._window)
         dialog.setWindowTitle("Export video")
         dialog.setMinimumDuration(0)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        pump = Pump(self, VIDEO_POLL_MS, self._poll_video)
-        self.video = {
-            "worker": worker, "dialog": dialog, "pump": pump, "path": str(p),
-            "partial": str(partial),
-        }  # fmt: skip
+        self.video = {"client": client, "dialog": dialog, "path": str(p), "partial": str(partial)}
         self.last_export = None
-        dialog.canceled.connect(worker.cancel.set)
-        pump.start()
+        dialog.canceled.connect(client.cancel)
         return True
 
-    def _poll_video(self) -> None:
+    def _video_message(self, msg: tuple) -> None:
         v = self.video
         if v is None:
             return
-        worker: WorkerProcess = v["worker"]
-        for msg in worker.drain():
-            if msg[0] == "progress":
-                v["dialog"].setValue(msg[1])
-            else:
-                self._finish_video(msg)
-                return
-        if not worker.alive():
-            for msg in worker.drain():
-                if msg[0] != "progress":
-                    self._finish_video(msg)
-                    return
-            desc = worker.exit_description()
-            self._finish_video(("error", f"the export process died ({desc})"))
+        if msg[0] == "progress":
+            v["dialog"].setValue(msg[1])
+        else:
+            self._finish_video(msg)
 
     def _finish_video(self, msg: tuple) -> None:
         v, self.video = self.video, None
         if v is None:
             return
-        v["pump"].stop()
         v["dialog"].reset()
         v["dialog"].deleteLater()
-        v["worker"].stop(timeout_s=2.0)
+        v["client"].shutdown(timeout_s=2.0)
         partial = Path(v["partial"])
         if msg[0] == "done":
             try:
@@ -310,6 +299,5 @@ class ExportController(QObject):
     def shutdown(self) -> None:
         """Cancel a running video export."""
         if self.video is not None:
-            self.video["worker"].cancel.set()
-            self.video["worker"].terminate()
+            self.video["client"].shutdown(timeout_s=0.0)
             self._finish_video(("cancelled", 0))

@@ -11,12 +11,11 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
 
 from app.model import AppModel
 from app.model.grip import PsiForceState, run_grip, squeeze_key
-from app.worker_pump import Pump
-from app.workers import WorkerProcess
+from app.worker_client import WorkerClient
 from app.workers.messages import PsiForceFound, PsiForceJob
 from app.workers.psi_force import psi_force_main
 
@@ -42,40 +41,32 @@ class PsiForceController(QObject):
     def __init__(self, model: AppModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self._worker: WorkerProcess | None = None
-        self._pump = Pump(self, PUMP_INTERVAL_MS, self._drain)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._send)
-        self._request = 0
+        # Every answer is cached by its inputs, a stale one too: nothing computed is lost.
+        self.client = WorkerClient(
+            self, "ipcgrasp-psi-force", psi_force_main, self._answer, poll_ms=PUMP_INTERVAL_MS,
+            args=lambda p: (p.inbox, p.outbox, NICE), debounce_ms=DEBOUNCE_MS, retries=1,
+            on_stale=self._answer, on_died=self._worker_died, prepare=self._prepare,
+        )  # fmt: skip
         self._sent: dict[int, tuple] = {}  # request -> inputs key
-        self._last_job: PsiForceJob | None = None
-        self._resent = False
         self._cache: OrderedDict[tuple, PsiForceState] = OrderedDict()
-        self.jobs_sent = 0  # tests, tools
         model.document_changed.connect(lambda _doc: self._forget())
         model.grasp_changed.connect(self.refresh)
         model.run_finished.connect(lambda _run, _cancelled: self.refresh())
         model.run_loaded.connect(lambda _run: self.refresh())
 
+    @property
+    def jobs_sent(self) -> int:
+        """Squeezes sent to the worker (tests, tools)."""
+        return self.client.sent
+
     # --- lifetime -----------------------------------------------------------------------------
     def start(self) -> None:
         """Spawn the worker process if it is not running, and start polling it."""
-        if self._worker is None or not self._worker.alive():
-            if self._worker is not None:
-                self._worker.close_queues()
-            self._worker = WorkerProcess("ipcgrasp-psi-force")
-            self._worker.start(psi_force_main, self._worker.inbox, self._worker.outbox, NICE)
-        self._pump.start()
+        self.client.start()
 
     def shutdown(self) -> None:
         """Stop polling and the worker process."""
-        self._pump.stop()
-        self._debounce.stop()
-        if self._worker is not None:
-            self._worker.stop(timeout_s=1.0)
-            self._worker = None
+        self.client.shutdown(timeout_s=1.0)
 
     # --- requests -----------------------------------------------------------------------------
     def _forget(self) -> None:
@@ -89,11 +80,11 @@ class PsiForceController(QObject):
         if d is None:
             return
         if d.params.squeeze_stop()[0] != "psi":
-            self._debounce.stop()
+            self.client.cancel_pending()
             m.set_psi_force(PsiForceState("off"))
             return
         if m.finding_default:
-            self._debounce.stop()
+            self.client.cancel_pending()
             m.set_psi_force(PsiForceState("waiting"))
             return
         key = squeeze_key(d)
@@ -101,42 +92,28 @@ class PsiForceController(QObject):
         reached = run_grip(d)
         if reached is not None:
             result = known.result if known is not None else None
-            self._debounce.stop()
+            self.client.cancel_pending()
             m.set_psi_force(PsiForceState("run", key, result, reached=reached))
             return
         if known is not None:
             self._cache.move_to_end(key)
-            self._debounce.stop()
+            self.client.cancel_pending()
             m.set_psi_force(known)
             return
         m.set_psi_force(PsiForceState("computing", key))
-        self._debounce.start()
+        self.client.submit(PsiForceJob(self.client.new_request(), d.obj, d.grasp, d.params))
 
-    def _send(self) -> None:
+    def _prepare(self, job: PsiForceJob) -> PsiForceJob | None:
+        """Send the job only if its inputs are still the ones being computed."""
         m, d = self.model, self.model.doc
         if d is None or m.psi_force.status != "computing" or m.psi_force.key != squeeze_key(d):
-            return
-        self.start()
-        assert self._worker is not None
-        self._request += 1
-        job = PsiForceJob(self._request, d.obj, d.grasp, d.params)
-        self._sent[self._request] = squeeze_key(d)
-        self._last_job, self._resent = job, False
-        self._worker.send(job)
-        self.jobs_sent += 1
+            return None
+        self._sent[job.request] = squeeze_key(d)
+        return job
 
     # --- answers ------------------------------------------------------------------------------
-    def _drain(self) -> None:
-        worker = self._worker
-        if worker is None:
-            return
-        for msg in worker.drain():
-            if isinstance(msg, PsiForceFound):
-                self._answer(msg)
-        if not worker.alive():
-            self._worker_died(worker)
-
     def _answer(self, msg: PsiForceFound) -> None:
+        """Cache the answer by its inputs; show it when they are the current ones."""
         key = self._sent.pop(msg.request, None)
         for older in [r for r in self._sent if r < msg.request]:
             del self._sent[older]  # the worker skipped them for this newer one
@@ -159,18 +136,12 @@ class PsiForceController(QObject):
         if d is not None and squeeze_key(d) == key:
             self.refresh()
 
-    def _worker_died(self, worker: WorkerProcess) -> None:
-        log.error("the Psi_th force process died (%s); restarting it", worker.exit_description())
-        self.start()
-        job = self._last_job
-        if job is None or job.request not in self._sent:
+    def _worker_died(self, job: PsiForceJob | None, how: str) -> None:
+        """The worker died again with the job sent twice (WorkerClient restarts it)."""
+        key = None if job is None else self._sent.pop(job.request, None)
+        if key is None:
             return
-        if not self._resent:
-            self._resent = True
-            assert self._worker is not None
-            self._worker.send(job)
-            return
-        key = self._sent.pop(job.request)
-        why = f"the worker process died twice ({worker.exit_description()})"
-        self._cache[key] = PsiForceState("error", key, error=why)
+        self._cache[key] = PsiForceState(
+            "error", key, error=f"the worker process died twice ({how})"
+        )
         self.refresh()

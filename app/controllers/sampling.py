@@ -9,8 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from app.model import AppModel
-from app.worker_pump import Pump
-from app.workers import WorkerProcess
+from app.worker_client import WorkerClient
 from app.workers.messages import SampledGrasps, SampleJob
 from app.workers.sampling import sample_main
 
@@ -33,9 +32,10 @@ class SamplingController(QObject):
         self.editing = editing
         self.ui = ui
         self.count = DEFAULT_COUNT
-        self._worker: WorkerProcess | None = None
-        self._pump = Pump(self, 50, self._drain)
-        self._request = 0
+        self.client = WorkerClient(
+            self, "ipcgrasp-sampler", sample_main, self._on_answer, poll_ms=50, restart=False,
+            on_died=self._worker_died,
+        )  # fmt: skip
         self.busy = False
 
     def sample(self) -> bool:
@@ -43,36 +43,26 @@ class SamplingController(QObject):
         d = self.model.doc
         if d is None:
             return False
-        if self._worker is None or not self._worker.alive():
-            if self._worker is not None:
-                self._worker.close_queues()
-            self._worker = WorkerProcess("ipcgrasp-sampler")
-            self._worker.start(sample_main, self._worker.inbox, self._worker.outbox)
-        self._request += 1
-        self._worker.send(SampleJob(self._request, d.obj, d.params, self.count, int(d.spec.seed)))
+        request = self.client.new_request()
+        self.client.submit(SampleJob(request, d.obj, d.params, self.count, int(d.spec.seed)))
         self.busy = True
-        self._pump.start()
         self.ui.status(
             f"sampling {self.count} grasps for the {d.params.preset.label} "
             f"({d.params.open_width_m * 1e3:.0f} mm)…"
         )
         return True
 
-    def _drain(self) -> None:
-        worker = self._worker
-        if worker is None:
-            return
-        for msg in worker.drain():
-            if isinstance(msg, SampledGrasps) and msg.request == self._request:
-                self._answer(msg)
-        if self.busy and not worker.alive():
+    def _on_answer(self, msg: object) -> None:
+        if isinstance(msg, SampledGrasps):
+            self._answer(msg)
+
+    def _worker_died(self, _job: SampleJob | None, how: str) -> None:
+        if self.busy:
             self.busy = False
-            self._pump.stop()
-            self.ui.status(f"grasp sampling stopped: the worker died ({worker.exit_description()})")
+            self.ui.status(f"grasp sampling stopped: the worker died ({how})")
 
     def _answer(self, msg: SampledGrasps) -> None:
         self.busy = False
-        self._pump.stop()
         if msg.error:
             self.model.set_candidates([])
             self.ui.status(f"no sampled grasp: {msg.error}")
@@ -100,7 +90,4 @@ class SamplingController(QObject):
 
     def shutdown(self) -> None:
         """Stop polling and the worker process."""
-        self._pump.stop()
-        if self._worker is not None:
-            self._worker.stop(timeout_s=1.0)
-            self._worker = None
+        self.client.shutdown(timeout_s=1.0)

@@ -19,9 +19,10 @@ from PySide6.QtWidgets import QApplication
 from app.controllers.default_grasp import FINDING
 from app.controllers.editing import BACK_TO_REST
 from app.model import AppModel, Document, Run, TrialSeries
-from app.model.compare import COMPARE_VIEWS, PinnedTrial, side_labels
+from app.model.compare import COMPARE_VIEWS, PinnedTrial
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
-from app.workers.video import SideBySide, SideFrame
+from app.model.side_by_side import side_by_side, side_frame, side_titles
+from app.workers.video_job import SideBySide, SideFrame
 from engine.io.session import TrialRecord
 
 log = logging.getLogger(__name__)
@@ -398,61 +399,18 @@ class SceneController(QObject):
         g = self._side_frame(pinned, k, run, mode)
         self.viewport.show_side_by_side(
             pinned.pad_faces, g.pad_vertices, g.object_pose, g.plate_matrices, g.fields,
-            _side_titles(pinned, run, self.model.trial), g.label,
+            side_titles(pinned, run, self.model.trial), g.label,
         )  # fmt: skip
 
     def _side_frame(self, pinned: PinnedTrial, k: int, run: Run, mode: str) -> SideFrame:
-        """What the right half shows for the pinned trial's frame `k` beside `run`: the view
-        and its video draw the same."""
-        shapes = self.model.pads.shapes
-        g = pinned.record.frames[k]
-        plates = None
-        # The plates are drawn with the current gripper's shapes: only when the pinned run
-        # used the same pad and opening (else its pads and object are drawn alone).
-        same_gripper = shapes is not None and (
-            pinned.pad_faces.shape == np.asarray(shapes.pad_faces).shape
-            and pinned.params.open_width_m == run.params.open_width_m
-        )
-        if shapes is not None and same_gripper:
-            rec = pinned.record
-            plates = (
-                shapes.plate_matrix(0, rec.gripper_pose, g.plate_travel_m, g.plate_lift_m),
-                shapes.plate_matrix(1, rec.gripper_pose, g.plate_travel_m, g.plate_lift_m),
-            )
-        energy = pinned.record.energy_density
-        fields = (
-            energy[k] if mode == "energy" and len(energy) == len(pinned.record.frames) else None
-        )
-        label = (
-            f"t = {g.time_s:.3f} s  {g.phase}  "
-            f"F = {g.grip_force_n[0]:.3f}, {g.grip_force_n[1]:.3f} N"
-        )
-        return SideFrame(g.pad_vertices, g.object_pose, plates, fields, label)
+        """What the right half shows for the pinned trial's frame `k` beside `run`."""
+        return side_frame(pinned, k, run, self.model.pads.shapes, mode)
 
     def video_side_by_side(self, rec: TrialRecord) -> SideBySide | None:
         """How an exported video of `rec` (a trial of the shown run) draws the pinned trial:
         beside it at each frame's time when the view compares side by side, else None."""
         m = self.model
-        pinned, d = m.pinned, m.doc
-        if self.compare_view != "side" or pinned is None or d is None or d.run is None:
+        d = m.doc
+        if self.compare_view != "side" or m.pinned is None or d is None or d.run is None:
             return None
-        mode = self.viewport.color_mode
-        ks = [pinned.frame_at(f.time_s) for f in rec.frames]
-        if all(k < 0 for k in ks):
-            return None
-        frames = [self._side_frame(pinned, k, d.run, mode) if k >= 0 else None for k in ks]
-        titles = _side_titles(pinned, d.run, rec.trial)
-        return SideBySide(np.asarray(pinned.pad_faces), titles, frames)
-
-
-def _side_titles(pinned: PinnedTrial, run: Run, trial: int) -> tuple[str, str]:
-    """The two halves' titles of a side-by-side comparison (shown, pinned): each run and the
-    values of the parameters that differ."""
-    pinned_values, shown_values = side_labels(pinned.params, run.params, pinned.grasp, run.grasp)
-    shown = f"run {run.run_id}, trial {trial}"
-    return (
-        ": ".join([shown, ", ".join(shown_values)]) if shown_values else shown,
-        ": ".join([f"{pinned.label} (pinned)", ", ".join(pinned_values)])
-        if pinned_values
-        else f"{pinned.label} (pinned)",
-    )
+        return side_by_side(m.pinned, d.run, rec, m.pads.shapes, self.viewport.color_mode)

@@ -66,7 +66,7 @@ def test_the_default_grasp_is_found_in_a_worker_while_the_gui_keeps_running(
     assert isinstance(provisional, ProvisionalGrasp) and window.model.finding_default
     assert window.defaults.busy
     # The search runs in the grasp-finding worker, another process.
-    worker = window.defaults._worker
+    worker = window.defaults.client.worker
     assert worker is not None and worker.pid not in (None, os.getpid())
     assert FINDING in window.status_label.text()
     assert window.grasp_dock.status_label.text() == FINDING

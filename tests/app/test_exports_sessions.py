@@ -54,7 +54,7 @@ def test_a_cancelled_export_leaves_the_existing_video_untouched(short_run, qtbot
     path.write_bytes(b"the previous export")
     assert w.exports.export_video(path, fps=10)
     assert path.read_bytes() == b"the previous export"  # not truncated when the export starts
-    w.exports.video["worker"].cancel.set()
+    w.exports.video["client"].cancel()
     qtbot.waitUntil(lambda: w.exports.video is None, timeout=180_000)
     assert w.exports.last_export["error"] in ("cancelled", ""), w.exports.last_export
     if w.exports.last_export["error"] == "cancelled":
