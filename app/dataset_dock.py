@@ -205,6 +205,34 @@ class DataSetDock(QWidget):
         self.summary.setWordWrap(True)
         outer.addWidget(self.summary)
 
+        self._filters(outer)
+
+        self._grasp_table()
+
+        trials_box = self._trials_box()
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(trials_box)
+        split.setSizes([420, 200])
+        outer.addWidget(split, 1)
+
+        self.search.textChanged.connect(lambda _t: self._refilter())
+        self.show_combo.currentIndexChanged.connect(lambda _i: self._refilter())
+        self.model_combo.currentIndexChanged.connect(lambda _i: self._refilter())
+        self.colour_combo.currentIndexChanged.connect(
+            lambda _i: self.colour_changed.emit(self.colour_combo.currentData() or "")
+        )
+        self.frames_button.clicked.connect(self.frames_folder_requested)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        self.trials.itemSelectionChanged.connect(self._on_trial_row)
+        self.replay_button.clicked.connect(self._replay)
+        self.resimulate_button.clicked.connect(self.resimulate_requested)
+        self.set_dataset(None)
+
+    def _filters(self, outer: QVBoxLayout) -> None:
+        """The rows over the table: the grasp id search, what to show, the model, the glyphs'
+        colour and the frames folder."""
         row = QHBoxLayout()
         self.search = QLineEdit()
         self.search.setPlaceholderText("grasp id…")
@@ -238,6 +266,8 @@ class DataSetDock(QWidget):
         row.addWidget(self.frames_button)
         outer.addLayout(row)
 
+    def _grasp_table(self) -> None:
+        """The grasp table (sortable, filtered through GraspFilter)."""
         self.table_model = GraspTableModel(self)
         self.proxy = GraspFilter(self)
         self.proxy.setSourceModel(self.table_model)
@@ -257,6 +287,8 @@ class DataSetDock(QWidget):
         self.table.horizontalHeader().setResizeContentsPrecision(50)
         self.table.horizontalHeader().setStretchLastSection(True)
 
+    def _trials_box(self) -> QWidget:
+        """The shown grasp's label, its trials and the replay and re-simulate buttons."""
         trials_box = QWidget()
         tl = QVBoxLayout(trials_box)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -285,25 +317,7 @@ class DataSetDock(QWidget):
         buttons.addWidget(self.resimulate_button)
         buttons.addStretch(1)
         tl.addLayout(buttons)
-
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(trials_box)
-        split.setSizes([420, 200])
-        outer.addWidget(split, 1)
-
-        self.search.textChanged.connect(lambda _t: self._refilter())
-        self.show_combo.currentIndexChanged.connect(lambda _i: self._refilter())
-        self.model_combo.currentIndexChanged.connect(lambda _i: self._refilter())
-        self.colour_combo.currentIndexChanged.connect(
-            lambda _i: self.colour_changed.emit(self.colour_combo.currentData() or "")
-        )
-        self.frames_button.clicked.connect(self.frames_folder_requested)
-        self.table.selectionModel().currentRowChanged.connect(self._on_row)
-        self.trials.itemSelectionChanged.connect(self._on_trial_row)
-        self.replay_button.clicked.connect(self._replay)
-        self.resimulate_button.clicked.connect(self.resimulate_requested)
-        self.set_dataset(None)
+        return trials_box
 
     # --- showing ------------------------------------------------------------------------------
     def set_dataset(self, ds: DataSet | None) -> None:

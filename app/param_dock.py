@@ -226,6 +226,42 @@ class ParamDock(QWidget):
         self._group(outer, "Gripper", SimulationParams, "gripper")
         self._group(outer, "Pad material and friction", SimulationParams, "material")
 
+        self._stop_group(outer)
+
+        pad_form = self._group(outer, "Pads", SimulationParams, "pad")
+        self.resolution_label = QLabel("")
+        pad_form.addRow("", self.resolution_label)
+        self._group(outer, "Trials", TrialSpec, "trials")
+
+        self._advanced_group(outer)
+
+        # A refusal of no single field (none so far) shows here, under the dock's fields.
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(f"color: {REFUSED_COLOR};")
+        outer.addWidget(self.message)
+        outer.addStretch(1)
+
+        # Names the tests and the controllers use for the fields they drive.
+        e = self.fields["youngs_modulus_pa"]
+        self.e_spin, self.e_slider = e.editor, e.slider
+        self.mu_spin = self.fields["mu"].editor
+        self.psi_spin = self.fields["psi_th_j"].editor
+        self.pad_combo = self.fields["pad"].editor
+        self.edge_spin = self.fields["pad_edge_length_m"].editor
+        self.trials_spin = self.fields["n_trials"].editor
+        self.seed_spin = self.fields["seed"].editor
+        self.mu_ground_spin = self.fields["mu_ground"].editor
+        self.mu_ground_same = self.fields["mu_ground"].default_box
+
+        self.stop_combo.currentIndexChanged.connect(self._on_stop_mode)
+        self.force_spin.valueChanged.connect(lambda v: self._emit("squeeze_stop", (None, v)))
+        self.analytic_force_spin.valueChanged.connect(lambda v: self._emit("analytic_force_n", v))
+        self.density_spin.valueChanged.connect(lambda v: self._emit("density", v))
+
+    def _stop_group(self, outer: QVBoxLayout) -> None:
+        """The squeeze stop: its mode, Psi_th with the grip it gives, the force, the analytic
+        models' force."""
         stop = QGroupBox("Squeeze stop")
         form = QFormLayout(stop)
         self.stop_combo = QComboBox()
@@ -263,11 +299,8 @@ class ParamDock(QWidget):
         form.addRow("Analytic force", self._noted("analytic_force_n", self.analytic_force_spin))
         outer.addWidget(stop)
 
-        pad_form = self._group(outer, "Pads", SimulationParams, "pad")
-        self.resolution_label = QLabel("")
-        pad_form.addRow("", self.resolution_label)
-        self._group(outer, "Trials", TrialSpec, "trials")
-
+    def _advanced_group(self, outer: QVBoxLayout) -> None:
+        """The advanced fields and the object density, folded away until checked."""
         self.advanced_box = QGroupBox("Advanced")
         self.advanced_box.setCheckable(True)
         self.advanced_box.setChecked(False)
@@ -288,30 +321,6 @@ class ParamDock(QWidget):
         self._advanced_body.setVisible(False)
         self.advanced_box.toggled.connect(self._advanced_body.setVisible)
         outer.addWidget(self.advanced_box)
-
-        # A refusal of no single field (none so far) shows here, under the dock's fields.
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {REFUSED_COLOR};")
-        outer.addWidget(self.message)
-        outer.addStretch(1)
-
-        # Names the tests and the controllers use for the fields they drive.
-        e = self.fields["youngs_modulus_pa"]
-        self.e_spin, self.e_slider = e.editor, e.slider
-        self.mu_spin = self.fields["mu"].editor
-        self.psi_spin = self.fields["psi_th_j"].editor
-        self.pad_combo = self.fields["pad"].editor
-        self.edge_spin = self.fields["pad_edge_length_m"].editor
-        self.trials_spin = self.fields["n_trials"].editor
-        self.seed_spin = self.fields["seed"].editor
-        self.mu_ground_spin = self.fields["mu_ground"].editor
-        self.mu_ground_same = self.fields["mu_ground"].default_box
-
-        self.stop_combo.currentIndexChanged.connect(self._on_stop_mode)
-        self.force_spin.valueChanged.connect(lambda v: self._emit("squeeze_stop", (None, v)))
-        self.analytic_force_spin.valueChanged.connect(lambda v: self._emit("analytic_force_n", v))
-        self.density_spin.valueChanged.connect(lambda v: self._emit("density", v))
 
     def _field(self, d: Declared) -> FieldWidget:
         fw = FieldWidget(d, self._emit)

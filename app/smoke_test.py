@@ -81,6 +81,40 @@ def _open_data_set(window: Any, folder: Path) -> str:
     return "a data set of 3 grasps listed, drawn and shown"
 
 
+def _simulate(app: QCoreApplication, window: Any) -> tuple[Any, float]:
+    """A short run (SMOKE_FRAMES frames) streamed from a worker and shown: its trial's record
+    and the seconds from Simulate to the first frame."""
+    if not window.runs.start_simulation(max_frames=SMOKE_FRAMES):
+        raise SmokeFailure("; ".join(window.ui.errors) or "could not start")
+    shown: list[int] = []
+    window.frame_displayed.connect(lambda trial, i: shown.append(i))
+    wait_until(app, lambda: bool(shown), 120, "a streamed frame on screen")
+    first_frame_s = (window.sim.first_frame_at or 0) - (window.sim.submitted_at or 0)
+    wait_until(app, lambda: not window.sim.is_running(), 180, "the run to finish")
+    run = window.doc.run
+    if run is None or not run.trials:
+        raise SmokeFailure("the run recorded no trial")
+    rec = run.trials[0]
+    if not rec.frames:
+        raise SmokeFailure(f"no frames arrived ({rec.status}: {rec.result})")
+    if rec.status == "failed":
+        reason = f"{rec.result.reason} {rec.result.error}" if rec.result else "no result"
+        raise SmokeFailure(f"the trial failed: {reason}")
+    return rec, first_frame_s
+
+
+def _rendered_share(window: Any, screenshot: str | None) -> float:
+    """The share of the 3D view drawn (not background); saves the window to `screenshot`."""
+    img = window.viewport.screenshot()
+    share = _non_blank(img)
+    if share < 0.05:
+        raise SmokeFailure(f"the rendered frame looks blank ({share:.1%} non-background pixels)")
+    if screenshot:
+        Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
+        window.grab().save(screenshot)
+    return share
+
+
 def run_smoke_test(
     app: QCoreApplication, path: str | None, screenshot: str | None, workers: int | None
 ) -> int:
@@ -111,32 +145,9 @@ def run_smoke_test(
         step = "waiting for the simulation worker"
         wait_until(app, lambda: window.sim.ready_count > 0, 180, "a warmed-up worker process")
         step = "simulating"
-        if not window.runs.start_simulation(max_frames=SMOKE_FRAMES):
-            raise SmokeFailure("; ".join(window.ui.errors) or "could not start")
-        shown: list[int] = []
-        window.frame_displayed.connect(lambda trial, i: shown.append(i))
-        wait_until(app, lambda: bool(shown), 120, "a streamed frame on screen")
-        first_frame_s = (window.sim.first_frame_at or 0) - (window.sim.submitted_at or 0)
-        wait_until(app, lambda: not window.sim.is_running(), 180, "the run to finish")
-        run = window.doc.run
-        if run is None or not run.trials:
-            raise SmokeFailure("the run recorded no trial")
-        rec = run.trials[0]
-        if not rec.frames:
-            raise SmokeFailure(f"no frames arrived ({rec.status}: {rec.result})")
-        if rec.status == "failed":
-            reason = f"{rec.result.reason} {rec.result.error}" if rec.result else "no result"
-            raise SmokeFailure(f"the trial failed: {reason}")
+        rec, first_frame_s = _simulate(app, window)
         step = "rendering"
-        img = window.viewport.screenshot()
-        share = _non_blank(img)
-        if share < 0.05:
-            raise SmokeFailure(
-                f"the rendered frame looks blank ({share:.1%} non-background pixels)"
-            )
-        if screenshot:
-            Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
-            window.grab().save(screenshot)
+        share = _rendered_share(window, screenshot)
         step = "saving a session"
         with tempfile.TemporaryDirectory() as tmp:
             if not window.sessions.save_session(Path(tmp) / "smoke"):

@@ -21,12 +21,14 @@ from app.model.dataset import (
     DataSet,
     DataSetError,
     SimTrial,
-    glyph_arrays,
-    load_data_set,
     physical_text,
+)
+from app.model.dataset_placement import (
+    glyph_arrays,
     placement,
     pose_on,
 )
+from app.model.dataset_reading import load_data_set
 from engine.errors import IpcGraspError
 
 log = logging.getLogger(__name__)

@@ -44,10 +44,9 @@ class RunController:
         pool.trial_ended.connect(self.on_trial_ended)
         pool.run_finished.connect(self.on_run_finished)
 
-    def start_simulation(
-        self, max_frames: int | None = None, crash_after: int | None = None
-    ) -> bool:
-        """Run the N planned trials of the current grasp in the worker processes (F5)."""
+    def start_simulation(self, max_frames: int | None = None) -> bool:
+        """Run the N planned trials of the current grasp in the worker processes (F5); each
+        trial stops after `max_frames` frames when given (the smoke test's short run)."""
         m = self.model
         if m.doc is None:
             return False
@@ -62,7 +61,7 @@ class RunController:
             return False
         if not self.confirm_replace():
             return False
-        jobs = m.begin_run(max_frames, crash_after)
+        jobs = m.begin_run(max_frames)
         assert m.doc.run is not None
         self.pool.submit(m.doc.run.run_id, jobs)
         self.ui.status(f"simulating {len(jobs)} trial(s)…")

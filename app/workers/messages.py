@@ -30,7 +30,6 @@ class TrialJob:
     obj: RestingObject
     params: SimulationParams
     max_frames: int | None = None  # stop after this many frames (smoke test, benchmarks)
-    crash_after_frames: int | None = None  # tests only: the worker dies (os._exit) here
 
     @property
     def trial(self) -> int:

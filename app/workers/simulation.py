@@ -67,8 +67,6 @@ def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dic
             fields.energy_density(frame.pad_vertices[1]).astype("float32"),
         )
         outbox.put(FramePacket(worker, job.run_id, job.trial, frame, energy))
-        if job.crash_after_frames is not None and count >= job.crash_after_frames:
-            os._exit(3)  # tests: simulate a crash (no cleanup, like a segfault)
         if cancel.is_set():
             return CANCELLED
         if job.max_frames is not None and count >= job.max_frames:

@@ -17,7 +17,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
 
 from app.dataset_dock import FP_COLOR, SHOW_CHOICES
-from app.model.dataset import FALSE_POSITIVE, placement
+from app.model.dataset import FALSE_POSITIVE
+from app.model.dataset_placement import placement
 from engine.evaluation.labels import load_labels
 from tests.app.test_sample_grasps import _display, _left, _widget_pos
 from tests.conftest import REACH_JSON, REPO

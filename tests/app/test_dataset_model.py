@@ -15,10 +15,14 @@ from app.model.dataset import (
     RESULTS,
     DataSetGrasp,
     SimTrial,
-    grasp_poses,
-    load_data_set,
+)
+from app.model.dataset_placement import (
     placement,
     recorded_trial,
+)
+from app.model.dataset_reading import (
+    grasp_poses,
+    load_data_set,
 )
 from engine.batch.grasp_table import build_scene, read_grasp_table
 from engine.cli.main import main

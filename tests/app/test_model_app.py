@@ -122,10 +122,9 @@ def test_a_run_plans_trials_and_streams_frames_into_the_series(model):
     rec = Recorder(model)
     model.apply_edit(replace(model.edit_state(), n_trials=3))
     rec.calls.clear()
-    jobs = model.begin_run(max_frames=5, crash_after=2)
+    jobs = model.begin_run(max_frames=5)
     run = model.doc.run
     assert [j.trial for j in jobs] == [0, 1, 2] and len(run.trials) == 3
-    assert jobs[0].crash_after_frames == 2 and jobs[1].crash_after_frames is None
     assert all(j.max_frames == 5 and j.run_id == run.run_id for j in jobs)
     assert {r.status for r in run.trials.values()} == {"queued"}
     assert rec.names() == ["run_started", "trial_selected"] and model.trial == 0

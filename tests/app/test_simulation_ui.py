@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 from PySide6.QtCore import Qt
+
+import app.sim_pool
+from tests.app.crashing_worker import crashing_worker
 
 
 def _wait_done(qtbot, window, timeout=120_000):
@@ -90,9 +96,14 @@ def test_several_trials_fill_the_runs_table(window, qtbot):
     assert len(window.timeline.series) == len(run.trials[1].frames) == 4
 
 
-def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
+def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot, tmp_path, monkeypatch):
+    # The pool's workers are replaced by ones whose body crashes once, after trial 0's
+    # second frame (tests/app/crashing_worker.py; no product parameter carries the hook).
+    product_body = app.sim_pool.worker_main
+    monkeypatch.setattr(app.sim_pool, "worker_main", crashing_worker(tmp_path / "crash"))
+    _replace_workers(qtbot, window)
     old_pids = set(window.sim.worker_pids)
-    assert window.runs.start_simulation(crash_after=2)
+    assert window.runs.start_simulation()
     _wait_done(qtbot, window, timeout=60_000)
     rec = window.doc.run.trials[0]
     assert rec.status == "failed"
@@ -101,10 +112,25 @@ def test_a_crashed_worker_fails_its_trial_with_the_reason(window, qtbot):
     assert "worker crashed" in window.runs_table.item(0, 3).text()
     # A replacement worker takes the next run.
     assert set(window.sim.worker_pids) != old_pids
-    qtbot.waitUntil(lambda: window.sim.ready_count > 0, timeout=120_000)
+    # (not monkeypatch.undo(): that would undo the dialogs fixture's answers too)
+    monkeypatch.setattr(app.sim_pool, "worker_main", product_body)
+    _replace_workers(qtbot, window)  # the next tests get the product's worker body
     assert window.runs.start_simulation(max_frames=2)
     _wait_done(qtbot, window)
     assert window.doc.run.trials[0].status == "done"
+
+
+def _replace_workers(qtbot, window) -> None:
+    """Kill the idle simulation workers; the pool replaces them (with app.sim_pool.worker_main
+    as it is now) and they warm up."""
+    old = set(window.sim.worker_pids)
+    n = len(old)
+    # Killed idle and warmed up: none is writing to the pool's shared outbox.
+    qtbot.waitUntil(lambda: window.sim.ready_count == n, timeout=120_000)
+    for pid in old:
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not old & set(window.sim.worker_pids), timeout=30_000)
+    qtbot.waitUntil(lambda: window.sim.ready_count == n, timeout=120_000)
 
 
 @pytest.mark.parametrize("answer", ["cancel", "discard"])
