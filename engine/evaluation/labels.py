@@ -185,7 +185,7 @@ def _label_row(p: Path, line: int, raw: dict[str | None, object], out: _Outcomes
         out.add(gid, [(out.held(gid), _bool(row["result"], where))], where)
         return
     try:
-        k, n = int(row["successes"]), int(row["trials"])
+        k, n = _whole(row["successes"]), _whole(row["trials"])
     except (KeyError, ValueError):
         raise ParameterError(f"{where}: fields 'successes' and 'trials' must be integers") from None
     if not 0 <= k <= n or n == 0:
@@ -193,6 +193,15 @@ def _label_row(p: Path, line: int, raw: dict[str | None, object], out: _Outcomes
     out.reserve(n, where)
     first = out.held(gid)
     out.trials[gid].extend((first + j, j < k) for j in range(n))
+
+
+def _whole(text: str) -> int:
+    """A count cell: digits 0-9 with an optional minus (ValueError otherwise: int() would also
+    read '+3', '1_0' as 10 and digits of other scripts)."""
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(text)
+    return int(text)
 
 
 @dataclass

@@ -56,6 +56,11 @@ def test_a_row_without_result_uses_its_counts(tmp_path):
         ("a,-1,3", "need 0 <= successes <= trials and trials > 0"),
         ("a,0,0", "need 0 <= successes <= trials and trials > 0"),
         ("a,x,3", "fields 'successes' and 'trials' must be integers"),
+        # int() read these: the fuzz suite's labels cells found them accepted
+        ("a,+3,5", "fields 'successes' and 'trials' must be integers"),
+        ("a,1_0,20", "fields 'successes' and 'trials' must be integers"),  # was 10
+        ("a,\u0663,5", "fields 'successes' and 'trials' must be integers"),  # Arabic-Indic 3
+        ("a,1,1e3", "fields 'successes' and 'trials' must be integers"),
         (",1,3", "field 'grasp_id' is empty"),
     ],
 )
