@@ -53,6 +53,7 @@ TESTS = {
     "test_grasp_table_bytes": "grasp CSV",
     "test_reach_json": "REACH JSON",
     "test_labels_csv": "labels",
+    "test_labels_cells": "labels",
     "test_results_csv": "results CSV",
     "test_results_cells": "results CSV",
     "test_session_json_mutations": "sessions",

@@ -510,7 +510,7 @@ def reach_labels_problems(labels: Mapping[str, object], records: object) -> list
     return out
 
 
-_COUNT = re.compile(r"^\d+$")
+_COUNT = re.compile(r"^[0-9]+$")  # decimal digits (int() also takes '1_0', '+3' and other scripts)
 
 
 def labels_csv_problems(labels: Mapping[str, object], data: bytes) -> list[str]:

@@ -402,6 +402,44 @@ def test_labels_csv(folder, header, rows, bom):
     )
 
 
+LABEL_WORDS = ["true", "false", "1", "0", "yes", "n", "success", "TRUE", " 1 ", "maybe", "2",
+               "", "-1", "1.0", "nan"]  # fmt: skip
+LABEL_COUNTS = ["0", "1", "3", "5", " 2 ", "", "-1", "1_0", "+3", "3.0", "1e3", "\u0663", "x"]
+label_cells = {
+    "grasp_id": st.sampled_from(["g1", "g2", "a,b", "", " g1 "]),
+    "result": st.sampled_from(LABEL_WORDS),
+    "successes": st.sampled_from(LABEL_COUNTS),
+    "trials": st.sampled_from(LABEL_COUNTS),
+}
+
+
+@FUZZ
+@given(
+    st.sampled_from([["grasp_id", "result"], ["grasp_id", "successes", "trials"],
+                     ["grasp_id", "result", "successes", "trials"]]),
+    st.data(),
+)  # fmt: skip
+def test_labels_cells(folder, header, data):
+    """Labels CSVs of plausible rows: outcome words, counts (negative, '1_0', '3.0', '1e3', an
+    Arabic-Indic 3), a cell too many or too few: every file that loads holds exactly the
+    trials its rows declare, each outcome a bool."""
+    rows = data.draw(
+        st.lists(
+            st.tuples(st.fixed_dictionaries({c: label_cells[c] for c in header}),
+                      st.sampled_from([0, 0, 0, 1, -1])),
+            min_size=1, max_size=5,
+        )
+    )  # fmt: skip
+    cells = [[r[c] for c in header] + (["x"] if extra > 0 else []) for r, extra in rows]
+    cells = [c[:-1] if extra < 0 else c for c, (_, extra) in zip(cells, rows, strict=True)]
+    raw = _csv_text(header, cells, "\n").encode()
+    p = folder / "cells_labels.csv"
+    p.write_bytes(raw)
+    must_load_or_refuse(
+        lambda: load_labels([str(p)]), lambda v: oracle.labels_csv_problems(v, raw), raw
+    )
+
+
 @FUZZ
 @given(
     st.sampled_from([["task_key", "status", "model", "grasp_id"], ["task_key"], ["a", "b"]]),
