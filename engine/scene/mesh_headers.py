@@ -4,11 +4,22 @@ whatever is there without a word.
 
 Binary PLY and GLB declare sizes that their readers check themselves (a short binary body
 fails to read); ASCII files hold one element per line, which is what is counted here.
+
+OBJ declares no counts, but numbers its vertices from 1 (negative numbers count back from the
+last): a face naming vertex 0 is damaged, and trimesh reads it as the last vertex, a wrong
+triangle that the repair may then hide by filling the hole around it (a 5,120-face sphere with
+one such face loaded with 'filled 1 hole'). Vertices past the end fail in the reader itself.
 """
 
 from __future__ import annotations
 
+import re
+
 from engine.errors import MeshError
+
+# A field that is zero after a space or tab (a vertex number: texture and normal numbers
+# follow a slash); whether its line is a face is checked per match.
+_ZERO_FIELD = re.compile(rb"[ \t][+-]?0+(?=[/ \t\r\n]|$)", re.M)
 
 
 def _data_lines(lines: list[str]) -> int:
@@ -48,8 +59,30 @@ def _ply_counts(text: str) -> tuple[int, int, int] | None:
     return vertices, sum(counts.values()), _data_lines(body.splitlines()[1:])
 
 
+def _check_obj_faces(where: str, data: bytes) -> None:
+    """MeshError naming the first OBJ face line that uses vertex 0."""
+    for match in _ZERO_FIELD.finditer(data):
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        head = data[start : match.start() + 1].lstrip(b" \t")
+        if head[:1] == b"f" and head[1:2] in (b" ", b"\t") and b"#" not in head:
+            break
+    else:
+        return
+    line_no = data.count(b"\n", 0, start) + 1
+    end = data.find(b"\n", start)
+    line = data[start : end if end >= 0 else len(data)].decode("latin-1").strip()
+    raise MeshError(
+        f"{where} line {line_no}: face {line[:60]!r} uses vertex 0, but OBJ numbers vertices "
+        "from 1 (negative numbers count back from the last): the file is damaged; re-export it"
+    )
+
+
 def check_header_counts(where: str, ext: str, data: bytes) -> None:
-    """MeshError when an OFF or ASCII PLY file's header counts disagree with its lines."""
+    """MeshError when an OFF or ASCII PLY file's header counts disagree with its lines, or an
+    OBJ face names vertex 0."""
+    if ext == ".obj":
+        _check_obj_faces(where, data)
+        return
     if ext not in (".off", ".ply"):
         return
     text = data.decode("latin-1")

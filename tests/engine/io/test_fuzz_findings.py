@@ -1,7 +1,8 @@
 """Silent acceptances the reader fuzz suite's oracles found (test_fuzz_readers.py,
 fuzz_oracles.py), each now refused with the file's field, array, or row and column: absurd
 values in a session, result cells the data-set browser coerced, and frames files that do not
-match their checksum or whose shared meshes index missing vertices."""
+match their checksum or whose shared meshes index missing vertices, an OBJ face naming
+vertex 0."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import json
 
 import numpy as np
 import pytest
+import trimesh
 
-from engine.errors import ParameterError
+from engine.errors import MeshError, ParameterError
 from engine.io.frames_npz import FramesError, arrays_digest, frames_file_damage, load_frames
 from engine.io.results_csv import trial_result_from_row
 from engine.io.session import SessionError, load_session, save_session
+from engine.scene.object_mesh import load_object_mesh
 from tests.engine.io.test_safe_write import _save_frames
 from tests.engine.io.test_session_validation import make_session
 
@@ -192,3 +195,28 @@ def test_a_session_grasp_axis_whose_length_overflows_is_refused(session_doc):
     doc["grasp"]["axis"] = [0.0, 0.0, -1e150]  # long but its length is finite: a direction
     json_path.write_text(json.dumps(doc))
     assert load_session(json_path).grasp.axis.tolist() == [0.0, 0.0, -1.0]
+
+
+def test_an_obj_face_naming_vertex_0_is_refused_with_its_line(tmp_path):
+    """Found by the OBJ cases of test_mesh_header_counts' oracle: OBJ numbers vertices from 1,
+    and trimesh reads vertex 0 as the last vertex; on a 5,120-face sphere the wrong triangle's
+    hole was filled by the repair and the mesh loaded ('filled 1 hole')."""
+    lines = trimesh.creation.icosphere(subdivisions=4, radius=2.0).export(file_type="obj")
+    lines = lines.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("f ")][5]
+    parts = lines[at].split()
+    parts[1] = "0"
+    lines[at] = " ".join(parts)
+    path = tmp_path / "sphere.obj"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(MeshError) as err:
+        load_object_mesh(path, unit="cm")
+    assert str(err.value) == (
+        f"{path} line {at + 1}: face {lines[at]!r} uses vertex 0, but OBJ numbers vertices from "
+        "1 (negative numbers count back from the last): the file is damaged; re-export it"
+    )
+    parts[1] = "-1"  # relative: the last vertex, a valid number (the face is then wrong)
+    lines[at] = " ".join(parts)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(MeshError, match=r"not watertight|intersects itself"):
+        load_object_mesh(path, unit="cm")

@@ -309,10 +309,11 @@ def test_reference_cube_loads_as_30mm_watertight_cube():
 
 
 @pytest.mark.parametrize("unit", [None, "m", "cm"])
-@pytest.mark.parametrize("text", [b"v 0\nf / / 0\n", b"v \nf / / 0\n"])
+@pytest.mark.parametrize("text", [b"v 0\nf / / 1\n", b"v \nf / / 1\n"])
 def test_a_file_without_three_dimensional_vertices_is_refused_in_any_unit(tmp_path, text, unit):
     """The long fuzz profile found `v 0` read as one vertex with one coordinate: with a unit the
-    scaling raised trimesh's ValueError instead of a MeshError."""
+    scaling raised trimesh's ValueError instead of a MeshError. (Its files' face `f / / 0`
+    is now refused before, for naming vertex 0: the face here names vertex 1.)"""
     path = tmp_path / "bad.obj"
     path.write_bytes(text)
     with pytest.raises(MeshError, match="no usable vertices"):
