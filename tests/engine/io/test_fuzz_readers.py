@@ -540,8 +540,11 @@ def test_mesh_formats(folder, data, fmt):
 
 
 def _element_lines(fmt: str) -> tuple[list[str], list[str]]:
-    """The seed's vertex and face lines (OFF or ASCII PLY)."""
+    """The seed's vertex and face lines (OFF, ASCII PLY or OBJ)."""
     text = mesh_seeds()[fmt].decode()
+    if fmt == ".obj":
+        lines = text.splitlines()
+        return [x for x in lines if x.startswith("v ")], [x for x in lines if x.startswith("f ")]
     body = text.split("end_header\n")[1] if fmt.startswith(".ply") else text.split("\n", 2)[2]
     lines = [ln for ln in body.splitlines() if ln.strip()]
     return lines[:8], lines[8:]
@@ -549,15 +552,17 @@ def _element_lines(fmt: str) -> tuple[list[str], list[str]]:
 
 @FUZZ
 @given(
-    st.sampled_from([".off", ".ply@ascii"]),
+    st.sampled_from([".off", ".ply@ascii", ".obj"]),
     st.integers(-2, 2),  # declared vertices - present
     st.integers(-2, 2),  # declared faces - present
     st.lists(st.tuples(st.sampled_from(["drop_v", "dup_v", "drop_f", "dup_f", "index"]),
                        st.integers(0, 30), st.integers(-2, 10)), max_size=3),
 )  # fmt: skip
 def test_mesh_header_counts(folder, fmt, dv, df, edits):
-    """OFF and ASCII PLY cubes whose header counts and element lines are edited apart: every
-    file that loads must hold the elements its header declares, each face in range."""
+    """OFF and ASCII PLY cubes whose header counts and element lines are edited apart, and OBJ
+    cubes with vertex lines dropped or repeated and face indices changed (0, negative, past
+    the end): every file that loads must hold the elements its header declares, each face
+    naming a vertex that exists."""
     verts, faces = _element_lines(fmt)
     for op, i, value in edits:
         target = verts if op.endswith("_v") else faces
@@ -571,7 +576,9 @@ def test_mesh_header_counts(folder, fmt, dv, df, edits):
             parts[1 + i % 3] = str(value)
             faces[k] = " ".join(parts)
     nv, nf = max(0, len(verts) + dv), max(0, len(faces) + df)
-    if fmt == ".off":
+    if fmt == ".obj":
+        text = ""
+    elif fmt == ".off":
         text = f"OFF\n{nv} {nf} 0\n"
     else:
         text = (
