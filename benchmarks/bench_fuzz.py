@@ -59,6 +59,7 @@ TESTS = {
     "test_session_json_mutations": "sessions",
     "test_session_arrays_mutations": "sessions",
     "test_session_fields": "sessions",
+    "test_session_embedded_mesh": "sessions",
     "test_session_json_bytes": "sessions",
     "test_frames_file_mutations": "frames files",
     "test_frames_file_values": "frames files",

@@ -249,6 +249,58 @@ def test_session_arrays_mutations(folder, session_files, data):
     )
 
 
+MESH_EDITS = ["reverse_all", "reverse_one", "index_past_end", "index_negative", "nan_vertex",
+              "scale", "drop_face", "duplicate_face", "duplicate_vertex", "move_vertex"]  # fmt: skip
+
+
+@FUZZ
+@given(
+    st.lists(st.tuples(st.sampled_from(MESH_EDITS), st.integers(0, 50),
+                       st.sampled_from([1e-9, 1e-3, 0.5, 10.0, 1e6, -1.0, 1e300])),
+             min_size=1, max_size=3),
+)  # fmt: skip
+def test_session_embedded_mesh(folder, session_files, edits):
+    """A session's embedded mesh (used when the object file is gone) edited as a damaged or
+    hand-made file could be: inside out (a negative mass), a face past the vertices, a NaN,
+    scaled, holes, copies; the arrays file written again without its hash. Loads only as a
+    solid with a positive, finite mass."""
+    doc, npz = session_files
+    arrays = _arrays_of(npz)
+    v = arrays["object_vertices"].copy()
+    f = arrays["object_faces"].copy()
+    for op, i, x in edits:
+        k = i % len(f)
+        if op == "reverse_all":
+            f = f[:, ::-1].copy()
+        elif op == "reverse_one":
+            f[k] = f[k][::-1]
+        elif op == "index_past_end":
+            f[k, i % 3] = len(v) + i % 3
+        elif op == "index_negative":
+            f[k, i % 3] = -1 - i % 3
+        elif op == "nan_vertex":
+            v[i % len(v), i % 3] = math.nan
+        elif op == "scale":
+            with np.errstate(over="ignore"):
+                v = v * x
+        elif op == "drop_face":
+            f = np.delete(f, k, axis=0)
+        elif op == "duplicate_face":
+            f = np.vstack([f, f[k : k + 1]])
+        elif op == "duplicate_vertex":
+            v = np.vstack([v, v[i % len(v) : i % len(v) + 1]])
+        else:
+            v[i % len(v)] = v[i % len(v)] * (1 + x)
+    arrays["object_vertices"], arrays["object_faces"] = v, f
+    with open(folder / "e.ipcgrasp.npz", "wb") as out:
+        np.savez_compressed(out, **arrays)
+    edited = {**doc, "frames_file": "e.ipcgrasp.npz", "frames_sha256": ""}
+    (folder / "e.ipcgrasp.json").write_text(json.dumps(edited))
+    must_load_or_refuse(
+        lambda: load_session(folder / "e.ipcgrasp.json"), oracle.session_problems, edits
+    )
+
+
 @FUZZ
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_session_json_bytes(folder, raw):
