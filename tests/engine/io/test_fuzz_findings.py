@@ -220,3 +220,47 @@ def test_an_obj_face_naming_vertex_0_is_refused_with_its_line(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(MeshError, match=r"not watertight|intersects itself"):
         load_object_mesh(path, unit="cm")
+
+
+def _cube_lines(file_type: str, **kw: object) -> tuple[str, list[str], list[str]]:
+    """A 3 cm cube (in cm) as trimesh writes it: (header, vertex lines, face lines)."""
+    data = trimesh.creation.box(extents=(3.0, 3.0, 3.0)).export(file_type=file_type, **kw)
+    text = data.decode() if isinstance(data, bytes) else data
+    if file_type == "ply":
+        head, body = text.split("end_header\n")
+        head += "end_header\n"
+    else:
+        first, counts, body = text.split("\n", 2)
+        head = f"{first}\n{counts}\n"
+    lines = [line for line in body.splitlines() if line.strip()]
+    return head, lines[:8], lines[8:]
+
+
+@pytest.mark.parametrize(("file_type", "kw"), [("ply", {"encoding": "ascii"}), ("off", {})])
+def test_a_vertex_line_among_the_faces_is_refused_though_the_counts_agree(tmp_path, file_type, kw):
+    """Found by test_mesh_header_counts' oracle: the last vertex line repeated and the face
+    count raised by one, so the header's counts equal the lines; trimesh skipped the odd
+    'face' and the cube loaded."""
+    head, verts, faces = _cube_lines(file_type, **kw)
+    head = head.replace("element face 12", "element face 13").replace("8 12 0", "8 13 0")
+    path = tmp_path / f"cube.{file_type}"
+    path.write_text(head + "\n".join([*verts, verts[-1], *faces]) + "\n")
+    with pytest.raises(MeshError) as err:
+        load_object_mesh(path, unit="cm")
+    assert str(err.value) == (
+        f"{path}: face 0 of its 13 ({verts[-1]!r}) is not 'k i1 .. ik' with k >= 3 vertex "
+        "numbers: the file is damaged or was edited (a vertex line among the faces?); re-export "
+        "it"
+    )
+
+
+def test_faces_with_more_properties_after_their_indices_load(tmp_path):
+    """A face element with a colour after its index list (MeshLab writes such files)."""
+    head, verts, faces = _cube_lines("ply", encoding="ascii")
+    head = head.replace(
+        "property list uchar int vertex_indices\n",
+        "property list uchar int vertex_indices\nproperty uchar red\n",
+    )
+    path = tmp_path / "coloured.ply"
+    path.write_text(head + "\n".join([*verts, *(f"{f} 255" for f in faces)]) + "\n")
+    assert len(load_object_mesh(path, unit="cm").faces) == 12
