@@ -4,6 +4,7 @@ REACH gripper pose converted with the YuMi's jaw centre)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -11,7 +12,12 @@ from engine.batch.grasp_spec import GraspSpec
 from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
-from engine.scene.resting import RestingObject, rest_object, rest_object_from_rotation
+from engine.scene.resting import (
+    RestingObject,
+    StablePose,
+    rest_object,
+    rest_object_from_rotation,
+)
 
 REACH_JAW_CENTER_Z_M = 0.160098
 """Jaw centre along the YuMi gripper's approach axis (yumi_metal_spline.yaml tooltips)."""
@@ -45,11 +51,19 @@ def reach_grasp(obj: RestingObject, gripper_pose: np.ndarray, object_pose: np.nd
     return Grasp(pose[:3, 3], x, angle)
 
 
-def build_scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
-    """Load the mesh, put it at rest and build the grasp (raises IpcGraspError on bad input)."""
+def build_scene(
+    spec: GraspSpec,
+    mesh: ObjectMesh | None = None,
+    poses: Callable[[], list[StablePose]] | None = None,
+) -> tuple[RestingObject, ObjectMesh, Grasp]:
+    """Load the mesh, put it at rest and build the grasp (raises IpcGraspError on bad input).
+
+    `mesh`: the row's object already loaded (a batch worker keeps the objects of its tasks);
+    `poses`: gives its stable poses (computed once per object by such a caller)."""
     if spec.error:
         raise ParameterError(spec.error)
-    mesh = object_from_spec(spec.object, unit=spec.unit, body=spec.body or None)
+    if mesh is None:
+        mesh = object_from_spec(spec.object, unit=spec.unit, body=spec.body or None)
     if spec.gripper_pose is not None and spec.object_pose is not None:
         obj = rest_object_from_rotation(
             mesh,
@@ -60,7 +74,11 @@ def build_scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
         )
         return obj, mesh, reach_grasp(obj, spec.gripper_pose, spec.object_pose)
     obj = rest_object(
-        mesh, spec.stable_pose, mass_kg=spec.mass_kg, density_kg_m3=spec.density_kg_m3
+        mesh,
+        spec.stable_pose,
+        mass_kg=spec.mass_kg,
+        density_kg_m3=spec.density_kg_m3,
+        poses=None if poses is None else poses(),
     )
     assert spec.center is not None and spec.axis is not None
     return obj, mesh, Grasp(spec.center, spec.axis, spec.approach_angle_rad)

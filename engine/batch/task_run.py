@@ -9,6 +9,7 @@ import functools
 import json
 import logging
 import math
+import os
 import time
 import traceback
 from typing import TYPE_CHECKING
@@ -36,7 +37,8 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.time_limit import TIMED_OUT, TrialTimedOut, wall_clock_limit
 from engine.grasp.trials import planned_trial, run_trial
-from engine.scene.object_mesh import ObjectMesh
+from engine.scene.object_mesh import ObjectMesh, object_from_spec
+from engine.scene.resting import StablePose, stable_poses
 
 if TYPE_CHECKING:
     from engine.grasp.frames import Frame
@@ -47,16 +49,56 @@ log = logging.getLogger(__name__)
 
 
 _SCENES: dict[str, tuple[RestingObject, ObjectMesh, Grasp]] = {}
+_OBJECTS: dict[tuple, ObjectCache] = {}
+
+
+@dataclasses.dataclass
+class ObjectCache:
+    """One object file as a worker loaded it, and its stable poses once asked for."""
+
+    mesh: ObjectMesh
+    poses: list[StablePose] | None = None
+
+    def stable_poses(self) -> list[StablePose]:
+        """The mesh's stable poses (the slow part of putting it at rest), computed once."""
+        if self.poses is None:
+            self.poses = stable_poses(self.mesh)
+        return self.poses
 
 
 def _scene(spec: GraspSpec) -> tuple[RestingObject, ObjectMesh, Grasp]:
-    """build_scene, cached per worker: the tasks of one grasp reuse its mesh and stable pose."""
+    """build_scene, cached per worker: the tasks of one grasp reuse its scene, and the grasps
+    of one object its loaded mesh and stable poses (loading, repairing and finding the poses
+    of a 16k-face scan took seconds per task)."""
     key = json.dumps(spec.identity(), default=str)
     if key not in _SCENES:
         if len(_SCENES) >= 8:
             _SCENES.pop(next(iter(_SCENES)))
-        _SCENES[key] = build_scene(spec)
+        cached = _object(spec)
+        if cached is None:
+            _SCENES[key] = build_scene(spec)
+        else:
+            _SCENES[key] = build_scene(spec, cached.mesh, cached.stable_poses)
     return _SCENES[key]
+
+
+def _object(spec: GraspSpec) -> ObjectCache | None:
+    """The worker's copy of the row's object file, loaded once while the file keeps its size
+    and modification time; None for rows that name no readable file (built-in cubes, errors:
+    build_scene reports those)."""
+    if spec.error:
+        return None
+    try:
+        stat = os.stat(spec.object)
+    except (OSError, ValueError, TypeError):
+        return None
+    key = (spec.object, spec.unit, spec.body, stat.st_size, stat.st_mtime_ns)
+    if key not in _OBJECTS:
+        if len(_OBJECTS) >= 4:
+            _OBJECTS.pop(next(iter(_OBJECTS)))
+        mesh = object_from_spec(spec.object, unit=spec.unit, body=spec.body or None)
+        _OBJECTS[key] = ObjectCache(mesh)
+    return _OBJECTS[key]
 
 
 @functools.lru_cache(maxsize=4)
