@@ -29,8 +29,11 @@ if TYPE_CHECKING:
     from engine.grasp.simulation import GraspSimulation
     from engine.ipc.stepper import StepState
 
-RAMP_S = 0.2
+RAMP_S = 0.1
 """Simulated time in which a force ramp reaches the grip's Coulomb capacity 2 mu F."""
+
+REFINE = 4.0
+"""From the last state the object stuck, the ramp is run again this many times slower."""
 
 CAP_MULTIPLE = 3.0
 """A direction still held at this multiple of its ramp's scale ends as held."""
@@ -129,31 +132,69 @@ def _ramp(
     unit: float,
     hold_force_n: float,
 ) -> Strength:
+    """A coarse ramp from the held state to the object's leaving the grip, then a ramp REFINE
+    times slower from the last state it stuck, to the leaving again."""
+    rate = scale / RAMP_S
+    coarse = _run(sim, held, held, d, 0.0, rate, CAP_MULTIPLE * scale, hold_force_n)
+    if not coarse.left:
+        return Strength(d.name, coarse.load, coarse.load / unit, True, coarse.steps, coarse.its)
+    fine = _run(
+        sim, held, coarse.onset_state, d, coarse.onset, rate / REFINE, coarse.load, hold_force_n
+    )
+    # Not left by the coarse ramp's leaving load: the slower ramp leaves later (less inertia);
+    # the last load it held is still a lower bound within one coarse step.
+    onset = fine.onset if fine.left else fine.load
+    steps, its = coarse.steps + fine.steps, coarse.its + fine.its
+    return Strength(d.name, onset, onset / unit, False, steps, its)
+
+
+@dataclass
+class _Run:
+    onset: float  # the last load at which the object stuck
+    onset_state: StepState
+    load: float  # the last load applied
+    left: bool  # the object left the grip
+    steps: int = 0
+    its: int = 0
+
+
+def _run(
+    sim: GraspSimulation,
+    held: StepState,
+    start: StepState,
+    d: Direction,
+    start_load: float,
+    rate: float,
+    limit: float,
+    hold_force_n: float,
+) -> _Run:
+    """Ramp the load from `start_load` at `rate` (per second) from state `start` until the
+    object has left the grip (motion measured from `held`) or the load passed `limit`."""
     p, stepper = sim.params, sim.stepper
     h = p.time_step_s
-    rate = scale / RAMP_S
     pose0 = sim.object_pose(held)
-    steps = iterations = 0
-    load = onset = 0.0
-    while load < CAP_MULTIPLE * scale:
-        load = rate * h * (steps + 1)
+    stepper.state = start
+    run = _Run(start_load, start, start_load, False)
+    while run.load < limit:
+        run.load = start_load + rate * h * (run.steps + 1)
         cmd = StepCommand(
             hold_force_n=hold_force_n,
             servo_travel_m=hold_command(p, hold_force_n, h),
-            object_load=(load * d.force, load * d.torque),
+            object_load=(run.load * d.force, run.load * d.torque),
         )
         new, its = stepper.step(cmd)
         stepper.state = new
-        steps += 1
-        iterations += its
+        run.steps += 1
+        run.its += its
         moved, turned = _motion(sim, pose0, held, new)
         if moved <= ONSET_FRACTION * p.slip_tolerance_m and turned <= (
             ONSET_FRACTION * p.rotation_tolerance_rad
         ):
-            onset = load  # still in the grip's elastic and stick range
+            run.onset, run.onset_state = run.load, new  # still in the elastic and stick range
         if moved > p.slip_tolerance_m or turned > p.rotation_tolerance_rad:
-            return Strength(d.name, onset, onset / unit, False, steps, iterations)
-    return Strength(d.name, load, load / unit, True, steps, iterations)
+            run.left = True
+            break
+    return run
 
 
 def _motion(
