@@ -23,6 +23,11 @@ def _unit(v: np.ndarray, name: str) -> np.ndarray:
     if not np.all(np.isfinite(v)):
         raise ParameterError(f"{name} contains NaN or inf: {v.tolist()}")
     n = float(np.linalg.norm(v))
+    if not math.isfinite(n):
+        # The norm of (1.3e154, 0, 0) overflows to inf, and v / inf is the zero vector: scale
+        # by the largest component first (only then, so ordinary axes keep their last bits).
+        v = v / float(np.abs(v).max())
+        n = float(np.linalg.norm(v))
     if n < 1e-12:
         raise ParameterError(f"{name} is the zero vector; give a direction such as 1 0 0")
     return v / n

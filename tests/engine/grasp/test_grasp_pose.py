@@ -175,3 +175,13 @@ def test_grasp_inputs_are_taken_as_3_vectors_and_refused_with_exact_messages():
     with pytest.raises(ParameterError) as err:
         Grasp([0, 0, 0], [1, 0, 0], float("nan"))
     assert str(err.value) == "approach angle is NaN or inf; give radians, e.g. 0"
+
+
+def test_a_huge_axis_is_a_direction_not_the_zero_vector():
+    """|(1e200, 0, 0)| overflows to inf; the axis is still the unit direction it names (a
+    session or CSV with such an axis loaded as the zero vector, found by the fuzz suite)."""
+    from engine.grasp.grasp import Grasp
+
+    g = Grasp([0.0, 0.0, 0.01], [1e200, 1e200, 0.0], 0.0)
+    assert np.allclose(g.axis, [2**-0.5, 2**-0.5, 0.0])
+    assert Grasp([0.0, 0.0, 0.01], [0.0, 3.0, 4.0], 0.0).axis.tolist() == [0.0, 0.6, 0.8]
