@@ -22,7 +22,8 @@ def _unit(v: np.ndarray, name: str) -> np.ndarray:
     v = np.asarray(v, dtype=float).reshape(3)
     if not np.all(np.isfinite(v)):
         raise ParameterError(f"{name} contains NaN or inf: {v.tolist()}")
-    n = float(np.linalg.norm(v))
+    with np.errstate(over="ignore"):
+        n = float(np.linalg.norm(v))
     if not math.isfinite(n):
         # The norm of (1.3e154, 0, 0) overflows to inf, and v / inf is the zero vector: scale
         # by the largest component first (only then, so ordinary axes keep their last bits).
