@@ -44,6 +44,7 @@ from app.model.dataset import (
     SimTrial,
     outcomes_text,
     physical_text,
+    robustness_lines,
 )
 
 FP_COLOR = "#f8c9c4"  # a model predicts success, the grasp mostly fails physically
@@ -414,9 +415,7 @@ class DataSetDock(QWidget):
         lines = [f"<b>{g.grasp_id}</b>"]
         if g.physical:
             lines.append(f"physical {physical_text(g)} ({outcomes_text(g.physical)})")
-        for m, q in g.robustness.items():
-            mark = g.mark(m)
-            lines.append(f"{m} {q:.2f}" + (f" <b>{MARK_NAMES[mark]}</b>" if mark else ""))
+        lines += robustness_lines(g, " <b>{}</b>")
         text = " · ".join(lines)
         if g.error:
             text += f"<br>{g.error}"

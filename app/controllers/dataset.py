@@ -17,11 +17,11 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.model import AppModel, Document
 from app.model.dataset import (
-    MARK_NAMES,
     DataSet,
     DataSetError,
     SimTrial,
     physical_text,
+    robustness_lines,
 )
 from app.model.dataset_placement import (
     glyph_arrays,
@@ -222,9 +222,7 @@ class DataSetController(QObject):
         parts = [f"data-set grasp {g.grasp_id} on resting pose {pose}"]
         if g.physical:
             parts.append(f"physical {physical_text(g)}")
-        for m, q in g.robustness.items():
-            mark = g.mark(m)
-            parts.append(f"{m} {q:.2f}" + (f" ({MARK_NAMES[mark]})" if mark else ""))
+        parts += robustness_lines(g, " ({})")
         if g.frames_trials():
             parts.append("choose a trial below to replay it")
         return ", ".join(parts)

@@ -272,6 +272,16 @@ class DataSet:
         return [g for g in self.grasps if g.object_key == object_key and g.mesh_pose is not None]
 
 
+def robustness_lines(g: DataSetGrasp, mark_format: str) -> list[str]:
+    """One line per model's predicted robustness of `g` ("soft_point 0.73"), followed by the
+    name of its agreement mark, if any, put into `mark_format` (" ({})": " (false positive)")."""
+    lines = []
+    for m, q in g.robustness.items():
+        mark = g.mark(m)
+        lines.append(f"{m} {q:.2f}" + (mark_format.format(MARK_NAMES[mark]) if mark else ""))
+    return lines
+
+
 def physical_text(g: DataSetGrasp) -> str:
     """ "3/5" for three physical successes in five trials, "" when unknown."""
     return f"{sum(g.physical)}/{len(g.physical)}" if g.physical else ""
