@@ -17,6 +17,7 @@ one such face loaded with 'filled 1 hole'). Vertices past the end fail in the re
 from __future__ import annotations
 
 import re
+import struct
 
 from engine.errors import MeshError
 
@@ -117,11 +118,29 @@ def _check_obj_faces(where: str, data: bytes) -> None:
     )
 
 
+def _check_binary_stl(where: str, data: bytes) -> None:
+    """MeshError when a binary STL's triangle count disagrees with its size (84 bytes of header
+    and count, 50 per triangle); ASCII STL (starting 'solid', with facets) is left to its
+    reader."""
+    if len(data) < 84 or (data[:5].lower() == b"solid" and b"facet" in data[:1024]):
+        return
+    (count,) = struct.unpack_from("<I", data, 80)
+    if 84 + 50 * count != len(data):
+        raise MeshError(
+            f"{where}: a binary STL whose header declares {count} triangles ({84 + 50 * count} "
+            f"bytes) but the file has {len(data)} bytes: it is cut short or damaged; re-export it"
+        )
+
+
 def check_header_counts(where: str, ext: str, data: bytes) -> None:
     """MeshError when an OFF or ASCII PLY file's header counts disagree with its lines or a
-    face line is not 'k i1 .. ik', or an OBJ face names vertex 0."""
+    face line is not 'k i1 .. ik', an OBJ face names vertex 0, or a binary STL's triangle
+    count disagrees with its size."""
     if ext == ".obj":
         _check_obj_faces(where, data)
+        return
+    if ext == ".stl":
+        _check_binary_stl(where, data)
         return
     if ext not in (".off", ".ply"):
         return

@@ -81,3 +81,17 @@ def test_quads_are_counted_again_as_triangles_after_reading(tmp_path, monkeypatc
         load_object_mesh(p)
     monkeypatch.setattr(mesh_budget, "MAX_MESH_FACES", 12)
     assert len(load_object_mesh(p).faces) == 12
+
+
+def test_a_binary_stl_cut_short_is_refused_with_its_counts(tmp_path):
+    """A binary STL is 84 bytes plus 50 per triangle: one cut short was refused as 'contains no
+    triangles', which sends a user looking for the wrong fault."""
+    data = BALL.export(file_type="stl")
+    p = tmp_path / "cut.stl"
+    p.write_bytes(data[:-20])
+    with pytest.raises(MeshError) as err:
+        load_object_mesh(p)
+    assert str(err.value) == (
+        f"{p}: a binary STL whose header declares 320 triangles (16084 bytes) but the file has "
+        "16064 bytes: it is cut short or damaged; re-export it"
+    )
