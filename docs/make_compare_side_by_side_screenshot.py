@@ -20,13 +20,13 @@ from screenshot_window import ROOT, compared_runs, grab, shut
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "compare_side_by_side.png"
     app, w, frames = compared_runs(1600, 980)
-    w.side_by_side_action.trigger()
+    w.menus.side_by_side_action.trigger()
     top = max(min(f.grip_force_n) for f in frames)
     squeeze = next(i for i, f in enumerate(frames) if min(f.grip_force_n) >= 0.9 * top)
     w.timeline.seek(squeeze)
     w.viewport.plotter.camera_position = [(0.11, -0.27, 0.15), (0.0, 0.0, 0.02), (0, 0, 1)]
     grab(app, w, out)
-    print(f"saved {out}: frame {squeeze}; {' | '.join(w.viewport.side_titles())}")
+    print(f"saved {out}: frame {squeeze}; {' | '.join(w.viewport.side_by_side.titles)}")
     shut(w)
     return 0
 

@@ -29,19 +29,19 @@ def main() -> int:
     frames = w.doc.run.trials[0].frames
     top = max(min(f.grip_force_n) for f in frames)
     mid = next(i for i, f in enumerate(frames) if min(f.grip_force_n) >= 0.3 * top)
-    w.forces_action.setChecked(True)
+    w.menus.forces_action.setChecked(True)
     w.timeline.seek(mid)
     # From the front right and above: pad 2 presses the near face; pad 1's arrows, on the far
     # face, show through the cube (the arrows are drawn over the scene).
     w.viewport.plotter.camera_position = [(0.05, -0.16, 0.09), (0.0, 0.0, 0.015), (0, 0, 1)]
     f = frames[mid]
     for mode, path in (("points", out), ("patches", out_patches)):
-        w.force_mode_actions[mode].trigger()
+        w.menus.force_mode_actions[mode].trigger()
         grab(app, w, path)
         print(
             f"saved {path}: frame {mid} ({f.phase}), grip {f.grip_force_n[0]:.2f} / "
             f"{f.grip_force_n[1]:.2f} N, {len(f.contact_source)} contact points; "
-            + "; ".join(w.viewport.forces.legend_text())
+            + "; ".join(w.viewport.forces.layer.legend)
         )
     shut(w)
     return 0

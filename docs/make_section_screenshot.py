@@ -21,7 +21,7 @@ def main(out: str) -> None:
         frames = w.doc.run.trials[0].frames
         hold = [i for i, f in enumerate(frames) if f.phase == "hold"] or [len(frames) - 1]
         w.timeline.seek(hold[len(hold) // 2])
-        w.section_action.setChecked(True)
+        w.menus.section_action.setChecked(True)
         grab(app, w, out)
     finally:
         shut(w)
