@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis_worker import prediction_models
+from app.workers.analysis import prediction_models
 from engine.analytic.registry import PATCH, ModelSpec
 from engine.analytic.result import ModelResult
 from engine.io.session import TrialRecord
@@ -195,7 +195,7 @@ class PredictionsPanel(QWidget):
             "reason",
             "time (s)",
         )
-        # One row per model of app.analysis_worker.prediction_models (engine.analytic.registry:
+        # One row per model of app.workers.analysis.prediction_models (engine.analytic.registry:
         # its label and table order), read again whenever the rows are filled.
         self.models: list[ModelSpec] = prediction_models()
         self.table = QTableWidget(len(self.models), len(cols))
