@@ -4,7 +4,6 @@ ProvisionalGrasp at once, and the grasp found replaces it when the worker answer
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -30,22 +29,45 @@ FINDING = "finding a grasp that fits the gripper…"
 """What the status line and the grasp dock say while the default grasp is being found."""
 
 
-def in_app_words(message: str) -> str:
-    """The engine's reason that no grasp fits names command-line flags ("--gripper
-    franka_hand (Franka Hand, 80 mm)", "--stable-pose"); say them as the app does."""
-    message = re.sub(r"--gripper \S+ \(([^,()]+), ([^()]+)\)", r"the \1 (\2)", message)
-    message = message.replace(
-        "A gripper whose stroke fits:", "A gripper whose stroke fits (Parameters > Gripper):"
-    )
-    return message.replace("(--stable-pose)", "(Object and grasp > Resting pose)")
+# Where the app's controls for the settings an engine message names are (the command line
+# says their flags instead: engine.errors.Setting.cli_words).
+_CONTROLS = {
+    "gripper": "Parameters > Gripper",
+    "stable_pose": "Object and grasp > Resting pose",
+    "unit": "File > Reopen with another unit",
+    "body": "File > Reopen with another body",
+}
 
 
-def _setting_in_app_words(setting: Setting) -> str:
-    """A setting a notice names, as the app's control: a gripper preset is chosen under
-    Parameters > Gripper."""
+def setting_in_app_words(setting: Setting) -> str:
+    """A setting an engine message names, as the app's control: a gripper preset "the Franka
+    Hand, 80 mm (Parameters > Gripper)", the resting pose "the resting pose (Object and grasp >
+    Resting pose)", a parameter by its label in the parameter dock."""
+    control = _CONTROLS.get(setting.name)
+    if control is None:
+        label = _parameter_label(setting.name)
+        return f"{label} (Parameters)" if label else setting.cli_words()
     if setting.name == "gripper" and setting.note:
-        return f"the {setting.note} (Parameters > Gripper)"
-    return setting.cli_words()
+        return f"the {setting.note} ({control})"
+    what = setting.name.replace("_", " ")
+    return f"another {what} ({control})" if setting.value is None else f"the {what} ({control})"
+
+
+def _parameter_label(name: str) -> str:
+    """The parameter dock's label of SimulationParams field `name` ("" if it is none)."""
+    from engine import schema
+    from engine.grasp.params import SimulationParams
+
+    for d in schema.declared(SimulationParams):
+        if d.name == name:
+            return d.spec.label
+    return ""
+
+
+def problem_text(msg: DefaultGraspFound) -> str:
+    """Why no grasp fits, naming the app's controls (the command line's flags when the engine
+    gave no fields)."""
+    return msg.problem.render(setting_in_app_words) if msg.problem is not None else msg.error
 
 
 def found_text(msg: DefaultGraspFound) -> str:
@@ -56,7 +78,7 @@ def found_text(msg: DefaultGraspFound) -> str:
     else:
         text = f"default grasp: the {msg.how}, found in {msg.seconds:.1f} s"
     if msg.weak is not None:
-        text += f". Warning: {msg.weak.render(_setting_in_app_words)}"
+        text += f". Warning: {msg.weak.render(setting_in_app_words)}"
     return text
 
 
@@ -152,11 +174,11 @@ class DefaultGraspController(QObject):
         target = self._target
         assert target is not None
         if msg.grasp is None:
-            self._resolve(target, target.resolved(), in_app_words(msg.error))
+            self._resolve(target, target.resolved(), problem_text(msg))
             return
         if msg.weak is not None:
             log.warning("default grasp %d: %s", msg.request, msg.weak)
-            words = msg.weak.render(_setting_in_app_words)
+            words = msg.weak.render(setting_in_app_words)
             self.model.default_warning = (msg.grasp, words)
         self._resolve(target, msg.grasp, found_text(msg))
 

@@ -147,6 +147,10 @@ class DefaultGraspFound:
     # The engine's notice that even this grasp cannot carry the object's weight (its margin
     # is below 1), naming the presets whose default grasp can (DefaultGrasp.weak).
     weak: Message | None = None
+    # The engine's reason that no grasp fits with its settings as fields (the presets whose
+    # stroke fits, the resting pose), for the app to name its own controls; `error` is the
+    # same in the command line's words.
+    problem: Message | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -38,13 +38,15 @@ def sample_grasps_for(job: SampleJob) -> SampledGrasps:
 def default_grasp_of(job: DefaultGraspJob) -> DefaultGraspFound:
     """Find one job's default grasp; never raises (no grasp fitting is the reply's `error`)."""
     from engine.analytic.ranking import default_grasp_for
-    from engine.errors import IpcGraspError
+    from engine.errors import IpcGraspError, Message
 
     start = time.perf_counter()
     try:
         chosen = default_grasp_for(job.obj, job.params, seed=job.seed)
     except IpcGraspError as exc:
-        return DefaultGraspFound(job.request, None, "", str(exc), time.perf_counter() - start)
+        problem = Message(exc.template, exc.settings)
+        seconds = time.perf_counter() - start
+        return DefaultGraspFound(job.request, None, "", str(exc), seconds, problem=problem)
     except Exception as exc:
         log.exception("finding the default grasp failed for request %d", job.request)
         error = f"{type(exc).__name__}: {exc}"

@@ -151,7 +151,8 @@ def test_no_grasp_fitting_shows_the_engines_reason_naming_a_preset(window, qtbot
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
     text = window.status_label.text()
     assert text.startswith("no grasp fits the ABB YuMi smart gripper's 50 mm opening"), text
-    assert "A gripper whose stroke fits (Parameters > Gripper): the Franka Hand (80 mm)" in text
+    assert "A gripper whose stroke fits: the Franka Hand, 80 mm (Parameters > Gripper)" in text
+    assert "--" not in text  # the engine's reason rendered with the app's controls, not flags
     assert window.defaults.last_message == text
     assert type(window.doc.grasp).__name__ == "Grasp"  # the stand-in stays, checked and red
     qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)

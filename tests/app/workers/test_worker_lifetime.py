@@ -64,7 +64,7 @@ def drive() -> None:
 
 def test_app_workers_die_with_a_killed_gui_process(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    code = "from tests.app.test_worker_lifetime import drive; drive()"
+    code = "from tests.app.workers.test_worker_lifetime import drive; drive()"
     log = tmp_path / "stderr.txt"
     with (
         log.open("w") as err,
