@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app import mesh_units
 from app import settings as app_settings
-from app.controllers.default_grasp import FINDING
+from app.controllers.default_grasp import FINDING, setting_in_app_words
 from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
@@ -27,7 +27,12 @@ from engine.io.session import (
     resolve_object,
 )
 from engine.scene.mesh_repair import SeveralBodiesError
-from engine.scene.object_mesh import MAX_DIAGONAL_M, MIN_DIAGONAL_M, UNIT_SCALE_M
+from engine.scene.object_mesh import (
+    MAX_DIAGONAL_M,
+    MIN_DIAGONAL_M,
+    UNIT_SCALE_M,
+    ObjectSizeError,
+)
 
 log = logging.getLogger(__name__)
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
@@ -117,8 +122,11 @@ class OpenController:
                 doc = Document.open_object(str(p), unit, body=body, find_default=False)
             if 0 < pose_index < len(doc.poses):  # the resting pose kept (another unit)
                 doc.set_pose(pose_index, find_default=False)
+        except ObjectSizeError:
+            self.ui.error("Cannot open the mesh", self._size_refusal(p, unit))
+            return False
         except MeshError as exc:
-            self.ui.error("Cannot open the mesh", self._in_app_words(str(exc), p, unit))
+            self.ui.error("Cannot open the mesh", exc.render(setting_in_app_words))
             return False
         except IpcGraspError as exc:
             self.ui.error("Cannot open the mesh", str(exc))
@@ -196,11 +204,9 @@ class OpenController:
         return cast("str | None", self.ui.choose_unit(p.name, choices, suggested, note))
 
     @staticmethod
-    def _in_app_words(message: str, p: Path, unit: str | None) -> str:
-        """The engine's size refusal names its API and CLI (unit='mm', --unit); say it as the
-        app does."""
-        if "bounding-box diagonal" not in message:
-            return message
+    def _size_refusal(p: Path, unit: str | None) -> str:
+        """The engine's size refusal (ObjectSizeError) in the app's words: the size in the unit
+        read and the app's way to choose another."""
         extents = mesh_units.file_extents(p)
         size = mesh_units.size_text(extents, unit or "m") if extents else "of an unusual size"
         name = mesh_units.UNIT_NAMES.get(unit or "m", unit or "metres")

@@ -102,6 +102,11 @@ def _unit_scale(unit: str | None) -> float | None:
     return UNIT_SCALE_M[key]
 
 
+class ObjectSizeError(MeshError):
+    """A mesh whose size (in the unit it was read in) no graspable object has: its front end
+    offers the unit (the command line's --unit, the app's unit chooser)."""
+
+
 def _check_size(extents_m: np.ndarray, where: str, unit: str | None) -> None:
     """Raise MeshError unless the bounding-box diagonal is a plausible graspable size."""
     diagonal_m = float(np.linalg.norm(extents_m))
@@ -109,25 +114,26 @@ def _check_size(extents_m: np.ndarray, where: str, unit: str | None) -> None:
         return
     size = f"{where} is {diagonal_m:.4g} m across (bounding-box diagonal)"
     if unit is not None:
-        raise MeshError(
-            f"{size} after applying unit={unit!r}; expected {MIN_DIAGONAL_M * 1000:g} mm to "
-            f"{MAX_DIAGONAL_M:g} m: check that the unit matches the file"
+        raise ObjectSizeError(
+            f"{literal(size)} after applying {{0}}; expected {MIN_DIAGONAL_M * 1000:g} mm to "
+            f"{MAX_DIAGONAL_M:g} m: check that the unit matches the file",
+            settings=[unit_setting(unit)],
         )
     hint = unit_hint([float(e) for e in extents_m]) if diagonal_m > MAX_DIAGONAL_M else None
     if hint is not None:
         suggested, sizes = hint
-        raise MeshError(
+        raise ObjectSizeError(
             f"{literal(size)} read as metres, which looks like {UNIT_NAMES[suggested]}: give the unit, {{0}} "
             f"({literal(sizes)})",
             settings=[unit_setting(suggested)],
         )
     if diagonal_m > MAX_DIAGONAL_M:
-        raise MeshError(
+        raise ObjectSizeError(
             f"{literal(size)}, too large for a graspable object: give the file's unit (mm, cm, "
             "in or m), {0}, or rescale the mesh",
             settings=[unit_setting()],
         )
-    raise MeshError(
+    raise ObjectSizeError(
         f"{literal(size)}, too small for a graspable object: maybe metres were exported as km; "
         "give the file's unit (m, cm, mm or in), {0}, or rescale the mesh",
         settings=[unit_setting()],

@@ -168,7 +168,7 @@ def test_unit_scales_to_metres(tmp_path, unit, side_in_file):
 
 def test_unit_is_still_checked_for_plausibility(tmp_path):
     path = write(box(SIDE), tmp_path / "c.obj")
-    with pytest.raises(MeshError, match=r"after applying unit='mm'.*check that the unit"):
+    with pytest.raises(MeshError, match=r"after applying --unit mm; .*check that the unit"):
         load_object_mesh(path, unit="mm")
 
 
