@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.workers.analysis import prediction_models
+from app.workers.analysis import COULD_NOT_RUN, prediction_models
 from engine.analytic.registry import PATCH, ModelSpec
 from engine.analytic.result import ModelResult
 from engine.io.session import TrialRecord
@@ -251,6 +251,14 @@ class PredictionsPanel(QWidget):
                 self.table.setItem(row, 1, _item("not available", error))
                 for col in range(2, 7):
                     self.table.setItem(row, col, _item(""))
+                continue
+            if r.details.get(COULD_NOT_RUN):
+                # Not a prediction: no red "no", the reason in the cell's tooltip.
+                self.table.setItem(row, 1, _item("could not run", r.reason))
+                for col in range(2, 5):
+                    self.table.setItem(row, col, _item(""))
+                self.table.setItem(row, 5, _item(r.reason, r.reason))
+                self.table.setItem(row, 6, _item(""))
                 continue
             ok = _item("yes" if r.success else "no")
             ok.setBackground(QColor("#e9f7ef" if r.success else "#fdecea"))

@@ -113,8 +113,16 @@ def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> N
         outbox.put(Predictions(job.request, True, [], f"{type(exc).__name__}: {exc}"))
 
 
+COULD_NOT_RUN = "could_not_run"
+"""A row's details key: the model did not run (its reason says why), so it predicts nothing."""
+
+_LOGGED: set[str] = set()  # the baseline's failures logged once per worker process
+
+
 def _mujoco(job: AnalysisJob, obj: RestingObject, samples: int) -> Any:
-    """The MuJoCo baseline's row (a failed row naming the extra when mujoco is missing)."""
+    """The MuJoCo baseline's row; when it cannot run (mujoco missing, the baseline failing on
+    this object) a row that says so and why, not a failed prediction, and the log says it once
+    per kind of failure, not at every request."""
     from engine.analytic.result import ModelResult
 
     try:
@@ -124,7 +132,12 @@ def _mujoco(job: AnalysisJob, obj: RestingObject, samples: int) -> Any:
         pad = build_pad(job.params).vertices
         return mujoco_prediction(obj, job.grasp, job.params, samples, job.seed, pad)
     except ImportError as exc:
-        return ModelResult(MUJOCO, False, float("nan"), reason=f"not available: {exc}")
+        why = f"mujoco is not installed ({exc}); pip install 'ipcgrasp[mujoco]'"
     except Exception as exc:
-        log.info("MuJoCo baseline failed for request %d: %s", job.request, exc)
-        return ModelResult(MUJOCO, False, float("nan"), reason=str(exc))
+        why = f"{type(exc).__name__}: {exc}"
+    if why not in _LOGGED:
+        _LOGGED.add(why)
+        log.info("MuJoCo baseline could not run (said once per worker): %s", why)
+    return ModelResult(
+        MUJOCO, False, float("nan"), reason=f"could not run: {why}", details={COULD_NOT_RUN: True}
+    )
