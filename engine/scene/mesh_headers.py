@@ -65,7 +65,7 @@ def _ply_counts(text: str) -> _Counts | None:
     element = ""
     for line in head.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[0] == "element" and parts[2].isdigit():
+        if len(parts) == 3 and parts[0] == "element" and _index(parts[2]):
             element = parts[1]
             counts[element] = int(parts[2])
         elif parts[:1] == ["property"] and element and element not in first_property:

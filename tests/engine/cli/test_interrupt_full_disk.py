@@ -5,8 +5,10 @@ or half-written file."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 
+import numpy as np
 import pytest
 
 from engine.cli import simulate
@@ -29,8 +31,15 @@ def fake_trials(monkeypatch):
     interrupt_at = [None]
 
     def run_trials(obj, grasp, params, spec, on_frame, pad=None):
+        # The frames file holds the real pad's mesh: the frame's pads have its vertex count
+        # (reading the file back checks that its faces index them).
+        from engine.grasp.simulation import build_pad
+
+        n = len((pad if pad is not None else build_pad(params)).vertices)
+        rest = np.zeros((n, 3), dtype=np.float32)
+        frame = dataclasses.replace(_frame(), pad_vertices=(rest, rest + 1.0))
         for k in range(spec.n_trials):
-            on_frame(k, _frame())
+            on_frame(k, frame)
             yield TrialResult(trial=k, success=True, reason="lifted", frames=1)
 
     real_reporter = simulate._frame_reporter

@@ -95,3 +95,13 @@ def test_a_binary_stl_cut_short_is_refused_with_its_counts(tmp_path):
         f"{p}: a binary STL whose header declares 320 triangles (16084 bytes) but the file has "
         "16064 bytes: it is cut short or damaged; re-export it"
     )
+
+
+def test_a_ply_header_count_with_a_superscript_digit_is_refused_not_a_crash(tmp_path):
+    """'1²'.isdigit() is true but int() refuses it: the header count check read it with int()
+    (found by the 5,000-case fuzz run of test_mesh_formats)."""
+    text = BALL.export(file_type="ply", encoding="ascii").decode()
+    p = tmp_path / "sup.ply"
+    p.write_text(text.replace("element face 320", "element face 1²"), encoding="utf-8")
+    with pytest.raises(MeshError):
+        load_object_mesh(p)
