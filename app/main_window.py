@@ -47,6 +47,7 @@ from app.menus import Menus
 from app.model import AppModel, Document
 from app.param_dock import ParamDock
 from app.plots import TimePlots
+from app.reading_client import ReadingClient
 from app.resources import icon_path
 from app.sim_pool import SimulationPool
 from app.tables import PredictionsPanel, RunsTable
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
             self.checker.start()
             self.analysis.start()
             self.defaults.start()
+            self.reader.start()
         self.scene.start()
 
     def _build_controllers(self) -> None:
@@ -131,8 +133,9 @@ class MainWindow(QMainWindow):
             force_view=self.scene.video_force_view, side_by_side=self.scene.video_side_by_side,
         )  # fmt: skip
         self.menus = Menus(self)  # actions, menus, toolbar, shortcuts (app/menus.py)
+        self.reader = ReadingClient(self)  # files are read in its worker process
         self.opening = OpenController(
-            self.model, self.viewport, self.ui, self.sessions.confirm_discard,
+            self.model, self.viewport, self.ui, self.reader, self.sessions.confirm_discard,
             self.undo_stack.clear, self._set_title, self.menus.recent_menu,
         )  # fmt: skip
         self.compare = CompareController(
@@ -297,6 +300,7 @@ class MainWindow(QMainWindow):
         self.exports.shutdown()
         self.sampling.shutdown()
         self.defaults.shutdown()
+        self.reader.shutdown()
         self.psi_force.shutdown()
         self.sim.shutdown()
         self.checker.shutdown()

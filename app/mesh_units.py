@@ -7,28 +7,10 @@ graspable size; the choice is remembered per file (app/settings.py).
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
-
-import trimesh
-
 from engine.scene import mesh_units
 from engine.scene.mesh_units import UNIT_NAMES as UNIT_NAMES
 from engine.scene.mesh_units import UNIT_SCALE_M
 from engine.scene.mesh_units import plausible as plausible
-
-
-def file_extents(path: str | Path) -> tuple[float, float, float] | None:
-    """The mesh's bounding-box size in the file's own units, or None if it cannot be read
-    (opening it then reports why)."""
-    try:
-        mesh = trimesh.load(str(path), force="mesh")
-        extents = tuple(float(v) for v in mesh.extents)
-    except Exception:  # any reader failure: the engine's loader gives the user the reason
-        return None
-    if len(extents) != 3 or not all(math.isfinite(v) for v in extents):
-        return None
-    return (extents[0], extents[1], extents[2])
 
 
 def suggest_unit(diagonal: float) -> str:

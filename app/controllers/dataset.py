@@ -18,7 +18,6 @@ from PySide6.QtCore import QObject, QTimer
 from app.model import AppModel, Document
 from app.model.dataset import (
     DataSet,
-    DataSetError,
     SimTrial,
     physical_text,
     robustness_lines,
@@ -28,7 +27,7 @@ from app.model.dataset_placement import (
     placement,
     pose_on,
 )
-from app.model.dataset_reading import load_data_set
+from app.workers.messages import ReadDataSetJob
 from engine.errors import IpcGraspError
 
 log = logging.getLogger(__name__)
@@ -103,15 +102,17 @@ class DataSetController(QObject):
         """Open `path` as a data set (`frames_dir`: a batch's frames folder; default: the one
         found next to a results CSV) and show its first listed grasp. Errors go to a dialog."""
         start = time.perf_counter()
-        try:
-            ds = load_data_set(path, frames_dir)
-        except (DataSetError, IpcGraspError) as exc:
-            self.ui.error("Cannot open the data set", str(exc))
+        job = ReadDataSetJob(0, str(path), None if frames_dir is None else str(frames_dir))
+        answer = self.opening.reader.read(job, f"Reading the data set {Path(path).name}")
+        if answer is None:
+            self.ui.status(f"opening the data set {Path(path).name} cancelled")
             return False
-        except Exception as exc:  # a reader bug must not take the app down
-            log.exception("reading the data set %s failed", path)
-            self.ui.error("Cannot open the data set", f"{type(exc).__name__}: {exc}")
+        if not isinstance(answer.value, DataSet):
+            exc = answer.error
+            text = str(exc) if isinstance(exc, IpcGraspError) else f"{type(exc).__name__}: {exc}"
+            self.ui.error("Cannot open the data set", text)
             return False
+        ds = answer.value
         self.model.set_dataset(ds)
         self.show_dock()
         shown = next(

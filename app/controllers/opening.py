@@ -18,39 +18,46 @@ from app.controllers.default_grasp import FINDING, setting_in_app_words
 from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
-from engine.errors import IpcGraspError, MeshError
-from engine.io.session import (
-    ARRAYS_SUFFIX,
-    NEXT_ARRAYS_SUFFIX,
-    SessionError,
-    load_session,
-    resolve_object,
-)
+from app.reading_client import ReadingClient
+from app.workers.messages import ObjectRead, ReadObjectJob, ReadSessionJob
+from engine.errors import IpcGraspError
+from engine.io.session import ARRAYS_SUFFIX, NEXT_ARRAYS_SUFFIX, Session
 from engine.scene.mesh_repair import SeveralBodiesError
 from engine.scene.object_mesh import (
     MAX_DIAGONAL_M,
     MIN_DIAGONAL_M,
     UNIT_SCALE_M,
+    ObjectMesh,
     ObjectSizeError,
 )
+from engine.scene.resting import StablePose
 
 log = logging.getLogger(__name__)
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
 
 
+def _names_body(error: Exception | None) -> bool:
+    """Whether `error` is about the body chosen (out of range for the file as it is now)."""
+    settings = getattr(error, "settings", ())
+    return isinstance(error, SeveralBodiesError) or any(s.name == "body" for s in settings)
+
+
 class OpenController:
     """Loads documents into the model; errors go to a dialog, never an exception.
 
+    `reader` reads files in a worker process (app.reading_client);
     `confirm_discard(what)` asks before unsaved results or running trials are dropped;
     `viewport` shows the object (a failure there keeps the previous document); `clear_undo`
     empties the undo stack; `set_title` names the window after the file.
     """
 
     def __init__(
-        self, model: AppModel, viewport: Any, ui: Any, confirm_discard: Callable[[str], bool],
-        clear_undo: Callable[[], None], set_title: Callable[[str], None], recent_menu: QMenu,
+        self, model: AppModel, viewport: Any, ui: Any, reader: ReadingClient,
+        confirm_discard: Callable[[str], bool], clear_undo: Callable[[], None],
+        set_title: Callable[[str], None], recent_menu: QMenu,
     ) -> None:  # fmt: skip
         self.model = model
+        self.reader = reader
         self.viewport = viewport
         self.ui = ui
         self.confirm_discard = confirm_discard
@@ -80,60 +87,59 @@ class OpenController:
     ) -> bool:  # fmt: skip
         """Open a mesh file or a session; errors go to a dialog, never an exception.
 
-        A mesh's length unit is `unit`, else the one chosen for this file before, else metres
-        when that gives a graspable size; otherwise (or with `ask_unit`) the user chooses it,
-        with the unit its size suggests preselected. A file holding several bodies opens the
-        body chosen for it before, else (or with `ask_body`) the user chooses one. Both choices
-        are remembered per file (app.settings.MESH_UNIT, MESH_BODY). The default grasp is found
-        in a worker process afterwards (DefaultGraspController)."""
+        The file is read, repaired and given its stable poses in the reading worker process
+        (app.reading_client), never on the GUI thread. A mesh's length unit is `unit`, else
+        the one chosen for this file before, else metres when that gives a graspable size;
+        otherwise (or with `ask_unit`) the user chooses it, with the unit its size suggests
+        preselected. A file holding several bodies that do not overlap opens the body chosen
+        for it before, else (or with `ask_body`) the user chooses one. Both choices are
+        remembered per file (app.settings.MESH_UNIT, MESH_BODY). The default grasp is found in
+        another worker process afterwards (DefaultGraspController)."""
         p = Path(path)
         if not self.confirm_discard("open another file"):
             return False
         if p.name.endswith((".json", ARRAYS_SUFFIX, NEXT_ARRAYS_SUFFIX)):
             return self.open_session(p)
-        if unit is None:
-            unit = app_settings.MESH_UNIT.get(p) if not ask_unit else None
+        if unit is None and not ask_unit:
+            unit = app_settings.MESH_UNIT.get(p)
+        reading = f"Reading {p.name}"
+        if ask_unit:
+            answer = self.reader.read(ReadObjectJob(0, str(p), extents_only=True), reading)
+            if answer is None or answer.extents is None:
+                return self._refused(p, unit, answer)
+            unit = self._ask_unit(p, answer.extents)
             if unit is None:
-                extents = mesh_units.file_extents(p)
-                diagonal = math.hypot(*extents) if extents is not None else math.nan
-                if extents is not None and (ask_unit or not mesh_units.plausible(diagonal, "m")):
-                    unit = self._ask_unit(p, extents, diagonal)
-                    if unit is None:
-                        self.ui.status(f"opening {p.name} cancelled")
-                        return False
-        body: str | None = None
+                return self._cancelled(p)
+        body = None if ask_body else app_settings.MESH_BODY.get(p)
+        answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
+        if body is not None and answer is not None and _names_body(answer.error):
+            body = None  # the file has changed since the body was chosen: ask again
+            answer = self.reader.read(ReadObjectJob(0, str(p), unit, None), reading)
+        if (
+            answer is not None
+            and isinstance(answer.error, ObjectSizeError)
+            and unit is None
+            and answer.extents is not None
+        ):
+            unit = self._ask_unit(p, answer.extents)  # not graspable in metres: which unit?
+            if unit is None:
+                return self._cancelled(p)
+            answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
+        if answer is not None and isinstance(answer.error, SeveralBodiesError):
+            bodies = [b for b in answer.error.bodies if b.startswith("body ")]
+            body = self.ui.choose_body(p.name, bodies, self._open_body(p))
+            if body is None:
+                return self._cancelled(p)
+            answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
+        if answer is None or answer.value is None:
+            return self._refused(p, unit, answer)
+        mesh, poses = cast("tuple[ObjectMesh, list[StablePose]]", answer.value)
         try:
-            try:
-                doc = Document.open_object(str(p), unit, find_default=False)
-            except SeveralBodiesError as several:
-                bodies = [b for b in several.bodies if b.startswith("body ")]
-                body = None if ask_body else app_settings.MESH_BODY.get(p)
-                if (
-                    body is not None
-                    and body != "all"
-                    and not (body.isdigit() and int(body) < len(bodies))
-                ):
-                    body = None  # the file has changed since: ask again
-                if body is None:
-                    body = self.ui.choose_body(p.name, bodies, self._open_body(p))
-                if body is None:
-                    self.ui.status(f"opening {p.name} cancelled")
-                    return False
-                doc = Document.open_object(str(p), unit, body=body, find_default=False)
+            doc = Document.open_object(str(p), unit, mesh=mesh, poses=poses, find_default=False)
             if 0 < pose_index < len(doc.poses):  # the resting pose kept (another unit)
                 doc.set_pose(pose_index, find_default=False)
-        except ObjectSizeError:
-            self.ui.error("Cannot open the mesh", self._size_refusal(p, unit))
-            return False
-        except MeshError as exc:
-            self.ui.error("Cannot open the mesh", exc.render(setting_in_app_words))
-            return False
         except IpcGraspError as exc:
-            self.ui.error("Cannot open the mesh", str(exc))
-            return False
-        except Exception as exc:  # a reader bug must not take the app down
-            log.exception("reading %s failed", p)
-            self.ui.error("Cannot open the mesh", f"{type(exc).__name__}: {exc}")
+            self.ui.error("Cannot open the mesh", exc.render(setting_in_app_words))
             return False
         ok = self.set_document(doc, p.name)
         if ok:
@@ -148,6 +154,23 @@ class OpenController:
                     "File > Reopen with another unit changes it"
                 )
         return ok
+
+    def _cancelled(self, p: Path) -> bool:
+        self.ui.status(f"opening {p.name} cancelled")
+        return False
+
+    def _refused(self, p: Path, unit: str | None, answer: ObjectRead | None) -> bool:
+        """Say why `p` did not open (None: the user cancelled the read)."""
+        if answer is None:
+            return self._cancelled(p)
+        exc = answer.error
+        if isinstance(exc, ObjectSizeError) and answer.extents is not None:
+            self.ui.error("Cannot open the mesh", self._size_refusal(p, unit, answer.extents))
+        elif isinstance(exc, IpcGraspError):
+            self.ui.error("Cannot open the mesh", exc.render(setting_in_app_words))
+        else:  # a reader bug (logged by the worker) must not take the app down
+            self.ui.error("Cannot open the mesh", f"{type(exc).__name__}: {exc}")
+        return False
 
     def reopen_with_unit(self) -> bool:
         """File > Reopen with another unit: ask the current mesh file's unit and open it again."""
@@ -183,9 +206,8 @@ class OpenController:
             text += f"; {FINDING}"
         self.ui.status(text)
 
-    def _ask_unit(
-        self, p: Path, extents: tuple[float, float, float], diagonal: float
-    ) -> str | None:
+    def _ask_unit(self, p: Path, extents: tuple[float, float, float]) -> str | None:
+        diagonal = math.hypot(*extents)
         suggested = mesh_units.suggest_unit(diagonal)
         choices = []
         for u, name in mesh_units.UNIT_NAMES.items():
@@ -204,11 +226,10 @@ class OpenController:
         return cast("str | None", self.ui.choose_unit(p.name, choices, suggested, note))
 
     @staticmethod
-    def _size_refusal(p: Path, unit: str | None) -> str:
+    def _size_refusal(p: Path, unit: str | None, extents: tuple[float, float, float]) -> str:
         """The engine's size refusal (ObjectSizeError) in the app's words: the size in the unit
-        read and the app's way to choose another."""
-        extents = mesh_units.file_extents(p)
-        size = mesh_units.size_text(extents, unit or "m") if extents else "of an unusual size"
+        read (`extents` in the file's own units) and the app's way to choose another."""
+        size = mesh_units.size_text(extents, unit or "m")
         name = mesh_units.UNIT_NAMES.get(unit or "m", unit or "metres")
         return (
             f"{p.name} read in {name} is {size}: an object must be "
@@ -218,19 +239,30 @@ class OpenController:
         )
 
     def open_session(self, path: Path) -> bool:
-        """Open a saved session (its runs, frames and camera)."""
-        try:
-            session = load_session(path)
-            mesh, note = resolve_object(
-                session, path, allow_outside=lambda mesh_path: self._read_outside(path, mesh_path)
-            )
-            doc = Document.from_session(session, mesh, path)
-        except (SessionError, IpcGraspError) as exc:
-            self.ui.error("Cannot open the session", str(exc))
+        """Open a saved session (its runs, frames and camera), read in the reading worker."""
+        allowed: set[str] = set()
+        refused: set[str] = set()
+        while True:
+            job = ReadSessionJob(0, str(path), frozenset(allowed), frozenset(refused))
+            answer = self.reader.read(job, f"Reading {path.name}")
+            if answer is None:
+                return self._cancelled(path)
+            if answer.ask_outside is None:
+                break
+            outside = answer.ask_outside  # asked once per file, then read again
+            (allowed if self._read_outside(path, Path(outside)) else refused).add(outside)
+        exc = answer.error
+        if answer.value is None:
+            text = str(exc) if isinstance(exc, IpcGraspError) else f"{type(exc).__name__}: {exc}"
+            self.ui.error("Cannot open the session", text)
             return False
-        except Exception as exc:
-            log.exception("reading the session %s failed", path)
-            self.ui.error("Cannot open the session", f"{type(exc).__name__}: {exc}")
+        session, mesh, note, poses = cast(
+            "tuple[Session, ObjectMesh, str, list[StablePose]]", answer.value
+        )
+        try:
+            doc = Document.from_session(session, mesh, path, poses)
+        except IpcGraspError as exc:
+            self.ui.error("Cannot open the session", str(exc))
             return False
         if note:
             self.ui.warning("Session object", note.capitalize())

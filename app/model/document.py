@@ -79,15 +79,17 @@ class Document:
         mesh: ObjectMesh | None = None,
         body: str | None = None,
         find_default: bool = True,
+        poses: list[StablePose] | None = None,
     ) -> Document:
         """Load a mesh (or the built-in cube) resting in its most probable pose, with the
         default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
         With `find_default` False the grasp is a ProvisionalGrasp (milliseconds) that the
         caller replaces once a worker process has found the default (the app does this:
-        finding it can take a second). Raises MeshError/ParameterError/GraspError."""
+        finding it can take a second). `mesh` and its `poses` are the object read already (the
+        app reads files in a worker process). Raises MeshError/ParameterError/GraspError."""
         mesh = mesh if mesh is not None else object_from_spec(spec_text, unit, body)
         params = params or SimulationParams()
-        poses = stable_poses(mesh)
+        poses = poses if poses is not None else stable_poses(mesh)
         obj = rest_object(mesh, 0, poses=poses)
         grasp = (
             safe_default_grasp(obj, params)
@@ -182,10 +184,13 @@ class Document:
         )
 
     @classmethod
-    def from_session(cls, session: Session, mesh: ObjectMesh, path: Path) -> Document:
-        """A document from a loaded session and its resolved mesh."""
+    def from_session(
+        cls, session: Session, mesh: ObjectMesh, path: Path, poses: list[StablePose] | None = None
+    ) -> Document:
+        """A document from a loaded session and its resolved mesh (and the mesh's stable poses,
+        when they were found already)."""
         spec_text = session.object_source.removeprefix("builtin:")
-        poses = stable_poses(mesh)
+        poses = poses if poses is not None else stable_poses(mesh)
         index = min(max(session.stable_pose, 0), len(poses) - 1)
         density = None if mesh.source.startswith("builtin:") else session.density_kg_m3
         if not np.isfinite(session.density_kg_m3):

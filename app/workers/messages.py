@@ -173,3 +173,54 @@ class PsiForceFound:
     result: PsiStopForce | None
     error: str = ""
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReadObjectJob:
+    """Read a mesh file (or a built-in object spec) as engine.scene.object_mesh.object_from_spec
+    does and find its stable poses; with `extents_only`, only measure the file's size in its
+    own units (for the unit chooser)."""
+
+    request: int
+    spec_text: str
+    unit: str | None = None
+    body: str | None = None
+    extents_only: bool = False
+
+
+@dataclass(frozen=True)
+class ReadSessionJob:
+    """Read a session file, find its object (engine.io.session.resolve_object) and the object's
+    stable poses. An object file outside the session's folder is read only when its path is in
+    `allowed`; one neither allowed nor in `refused` is asked about (the answer's
+    `ask_outside`), and the GUI sends the job again with the user's answer."""
+
+    request: int
+    path: str
+    allowed: frozenset[str] = frozenset()
+    refused: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ReadDataSetJob:
+    """Read a data set (app.model.dataset_reading.load_data_set: its table and its objects)."""
+
+    request: int
+    path: str
+    frames_dir: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectRead:
+    """The answer to a read job. `value` is what was read: (ObjectMesh, [StablePose]) for a mesh,
+    (Session, ObjectMesh, note, [StablePose]) for a session, a DataSet for a data set; None
+    with `error` (the engine's exception, with its settings) when it could not be read.
+    `extents` is the file's size in its own units when it was measured; `ask_outside` a file
+    outside a session's folder the user must allow or refuse first."""
+
+    request: int
+    value: object = None
+    error: Exception | None = None
+    extents: tuple[float, float, float] | None = None
+    ask_outside: str | None = None
+    seconds: float = 0.0

@@ -218,20 +218,11 @@ def solid_from_arrays(
     return solid, triangles, repair
 
 
-def load_object_mesh(
-    path: str | os.PathLike, unit: str | None = None, body: str | int | None = None
-) -> ObjectMesh:
-    """Load an object mesh from OBJ/STL/PLY/OFF/GLB, convert it to metres and repair it.
-
-    `unit` is the file's length unit ("m", "cm", "mm", "in"); without it the file is assumed to
-    be in metres and a size outside 2 mm .. 1.5 m is rejected with a hint. The triangles are
-    repaired as engine.scene.mesh_repair describes (the file is never changed) and the mesh's
-    `repair` says what changed; `body` chooses among several real bodies (K, largest first, or
-    "all"; None refuses them). Raises MeshError for files that cannot be used as a rigid object
-    and ParameterError for an unknown unit or body.
-    """
-    _unit_scale(unit)
-    parse_body(body)
+def _read_mesh_file(path: str | os.PathLike) -> tuple[Path, bytes, trimesh.Trimesh]:
+    """The resolved path, the file's bytes and its triangles as read (in the file's own units,
+    not repaired), after the checks that bound what reading them may cost: a usable path, a
+    supported extension, at most MAX_MESH_FILE_BYTES, header counts that match the data and at
+    most MAX_MESH_FACES triangles (counted before they are read where the format allows)."""
     text = os.fspath(path)
     if "\0" in str(text) or len(str(text)) > 4096:
         raise MeshError(
@@ -270,8 +261,41 @@ def load_object_mesh(
         check_face_budget(str(path), *declared)
     mesh = _read_trimesh(path, data)
     check_face_budget(str(path), len(mesh.faces))
+    return path, data, mesh
+
+
+def mesh_file_extents(path: str | os.PathLike) -> tuple[float, float, float]:
+    """The bounding-box size of a mesh file's triangles in the file's own units (what a front
+    end shows when it asks for the unit), read under the same budgets as load_object_mesh.
+    Raises MeshError when the file cannot be read."""
+    path, _, mesh = _read_mesh_file(path)
+    faces = np.asarray(mesh.faces)
+    points = np.asarray(mesh.vertices, dtype=np.float64)
+    if faces.size == 0 or faces.min() < 0 or faces.max() >= len(points):
+        raise MeshError(f"{path} has no usable triangles: repair or re-export it")
+    extents = np.ptp(points[np.unique(faces)], axis=0)
+    if extents.shape != (3,) or not np.all(np.isfinite(extents)):
+        raise MeshError(f"{path} has NaN or infinite vertex coordinates: repair or re-export it")
+    return (float(extents[0]), float(extents[1]), float(extents[2]))
+
+
+def load_object_mesh(
+    path: str | os.PathLike, unit: str | None = None, body: str | int | None = None
+) -> ObjectMesh:
+    """Load an object mesh from OBJ/STL/PLY/OFF/GLB, convert it to metres and repair it.
+
+    `unit` is the file's length unit ("m", "cm", "mm", "in"); without it the file is assumed to
+    be in metres and a size outside 2 mm .. 1.5 m is rejected with a hint. The triangles are
+    repaired as engine.scene.mesh_repair describes (the file is never changed) and the mesh's
+    `repair` says what changed; `body` chooses among several real bodies (K, largest first, or
+    "all"; None refuses them). Raises MeshError for files that cannot be used as a rigid object
+    and ParameterError for an unknown unit or body.
+    """
+    _unit_scale(unit)
+    parse_body(body)
+    path, data, mesh = _read_mesh_file(path)
     vertices, faces, repair = solid_from_arrays(
-        mesh.vertices, mesh.faces, str(path), unit, body, indexed=ext != ".stl"
+        mesh.vertices, mesh.faces, str(path), unit, body, indexed=path.suffix.lower() != ".stl"
     )
     if repair.changed:
         log.info("%s: repaired on load: %s", path, repair.summary())
