@@ -186,7 +186,12 @@ class DataSetController(QObject):
                 return False
             try:
                 doc = Document.open_object(
-                    obj.spec_text, obj.unit, mesh=obj.mesh, body=obj.body, find_default=False
+                    obj.spec_text,
+                    obj.unit,
+                    mesh=obj.mesh,
+                    body=obj.body,
+                    find_default=False,
+                    poses=obj.poses or None,
                 )
                 # Opened at the grasp: no default grasp to find, no second edit.
                 p = placement(obj, g, doc)

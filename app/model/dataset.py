@@ -32,7 +32,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
-from engine.scene.resting import RestingObject, stable_poses
+from engine.scene.resting import RestingObject, StablePose, stable_poses
 
 GRASPS, REACH, RESULTS = "grasps", "reach", "results"
 KIND_NAMES = {GRASPS: "grasp table", REACH: "REACH physical trials", RESULTS: "batch results"}
@@ -139,6 +139,8 @@ class DataSetObject:
     stable_transforms: list[np.ndarray]
     com_mesh: np.ndarray  # centre of mass in the mesh frame (uniform density)
     hull: np.ndarray  # convex hull vertices, mesh frame (extents and the lowest point)
+    # The mesh's stable poses (found once, where the data set is read: a worker process).
+    poses: list[StablePose] = field(default_factory=list, repr=False)
     # REACH placements met so far: rotation bytes -> the object resting so (mass irrelevant).
     reach_rests: dict[bytes, RestingObject] = field(default_factory=dict, repr=False)
 
@@ -149,8 +151,8 @@ class DataSetObject:
         tm = mesh.to_trimesh()
         com = np.asarray(tm.center_mass, dtype=float)
         hull = np.asarray(tm.convex_hull.vertices, dtype=float)
-        obj = cls(key, spec_text, unit, body, mesh, [], com, hull)
-        obj.stable_transforms = [obj.rest_transform(p.transform) for p in stable_poses(mesh)]
+        obj = cls(key, spec_text, unit, body, mesh, [], com, hull, stable_poses(mesh))
+        obj.stable_transforms = [obj.rest_transform(p.transform) for p in obj.poses]
         return obj
 
     def rest_transform(self, placed: np.ndarray) -> np.ndarray:

@@ -65,15 +65,20 @@ def test_a_cancelled_open_keeps_the_object_and_stops_the_worker(window, qtbot, t
 
 
 def test_a_data_set_opens_from_the_worker(window, monkeypatch, tmp_path):
+    box = tmp_path / "box.obj"
+    trimesh.creation.box(extents=(0.05, 0.03, 0.02)).export(box)
     table = tmp_path / "grasps.csv"
     table.write_text(
         "object,center_x,center_y,center_z,axis_x,axis_y,axis_z\n"
-        "cube,0,0,0.015,1,0,0\ncube,0,0,0.015,0,1,0\n"
+        f"{box},0,0,0.01,0,1,0\n{box},0.01,0,0.01,0,1,0\n"
     )
     _forbid_reading_here(monkeypatch)
     assert window.datasets.open_path(table), window.ui.errors
     ds = window.model.dataset
     assert len(ds.grasps) == 2 and not any(g.error for g in ds.grasps)
+    # Its first grasp is shown on the data set's object, rested in the poses read with it.
+    assert window.model.dataset_object() is not None
+    assert window.doc.poses is window.model.dataset_object().poses
 
 
 def _alive(pid: int) -> bool:
