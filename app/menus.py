@@ -63,7 +63,7 @@ class Menus:
     save_as_action: QAction
     export_csv_action: QAction
     export_video_action: QAction
-    export_vtk_action: QAction
+    trial_export_actions: dict[str, QAction]  # engine.io.trial_exports' formats, by name
     screenshot_action: QAction
     quit_action: QAction
     undo_action: QAction
@@ -141,10 +141,6 @@ class Menus:
             w, "Export &video (MP4/GIF)…", ex.export_video_dialog, None,
             "Render the selected trial with the current camera",
         )  # fmt: skip
-        self.export_vtk_action = _action(
-            w, "Export &VTK series…", ex.export_vtk_dialog, None,
-            "Frames of the selected trial as a ParaView .pvd series",
-        )  # fmt: skip
         self.screenshot_action = _action(
             w, "Screenshot…", ex.screenshot_dialog, "Ctrl+P", "Save the 3D view as a PNG (Ctrl+P)"
         )
@@ -155,10 +151,36 @@ class Menus:
         menu.addSeparator()
         menu.addActions([self.save_action, self.save_as_action])
         menu.addSeparator()
-        menu.addActions([self.export_csv_action, self.export_video_action, self.export_vtk_action])
+        menu.addActions([self.export_csv_action, self.export_video_action])
         menu.addAction(self.screenshot_action)
+        self._window, self._file = w, menu
+        self.trial_export_actions = {}
+        self._formats: tuple = ()
+        self.refresh_trial_exports()
+        menu.aboutToShow.connect(self.refresh_trial_exports)  # formats registered since
         menu.addSeparator()
         menu.addAction(self.quit_action)
+
+    def refresh_trial_exports(self) -> None:
+        """One File > Export action per format of engine.io.trial_exports, before Screenshot."""
+        from engine.io.trial_exports import trial_exports
+
+        formats = trial_exports()
+        if formats == self._formats:
+            return
+        self._formats = formats
+        for a in self.trial_export_actions.values():
+            self._file.removeAction(a)
+            self._window.removeAction(a)
+        self.trial_export_actions = {}
+        for fmt in formats:
+            a = _action(
+                self._window, f"Export {fmt.label}…",
+                lambda _=False, fmt=fmt: self._window.exports.export_trial_dialog(fmt), None,
+                fmt.description,
+            )  # fmt: skip
+            self._file.insertAction(self.screenshot_action, a)
+            self.trial_export_actions[fmt.name] = a
 
     def _edit_menu(self, w: MainWindow, menu: QMenu) -> None:
         self.undo_action = w.undo_stack.createUndoAction(w, "&Undo")

@@ -25,7 +25,7 @@ from engine.errors import IpcGraspError
 from engine.grasp.frames import TrialResult
 from engine.io.results_csv import OUTCOME_COLUMNS, context_columns, open_results_writer, result_row
 from engine.io.session import TrialRecord
-from engine.io.vtk_series import write_vtk_series
+from engine.io.trial_exports import TrialExport, TrialFrames
 from engine.scene.object_facts import ObjectFacts
 from engine.scene.object_mesh import UNIT_SCALE_M
 
@@ -134,17 +134,21 @@ class ExportController(QObject):
         self.ui.status(f"results written to {path}")
         return True
 
-    # --- VTK series and screenshot ------------------------------------------------------------
-    def export_vtk_dialog(self) -> None:
-        """Ask for a file and export the selected trial's frames as a .pvd series."""
+    # --- a trial's frames (engine.io.trial_exports) and the screenshot ------------------------
+    def export_trial_dialog(self, fmt: TrialExport) -> None:
+        """Ask for a file and export the selected trial's frames in format `fmt`."""
         path = self.ui.save_path(
-            "Export VTK series", "ParaView series (*.pvd)", ".pvd", self._proposed("_trial{}.pvd")
+            f"Export {fmt.label}",
+            fmt.file_filter,
+            fmt.suffix,
+            self._proposed("_trial{}" + fmt.suffix),
         )
         if path:
-            self.export_vtk(path)
+            self.export_trial(fmt, path)
 
-    def export_vtk(self, path: str | Path) -> Path | None:
-        """The selected trial's frames as a ParaView series (pads with strain energy density)."""
+    def export_trial(self, fmt: TrialExport, path: str | Path) -> Path | None:
+        """The selected trial's frames (object and pads, the pads' strain energy density) in
+        format `fmt`; the path written, None after an error dialog."""
         d = self.model.doc
         rec = self.model.selected_record()
         pad = self.model.pads.pad
@@ -153,15 +157,15 @@ class ExportController(QObject):
             return None
         if len(rec.energy_density) != len(rec.frames):
             self.model.fill_energy(rec)
+        trial = TrialFrames(
+            rec.frames, d.obj.vertices, d.obj.faces, pad.surface_faces, rec.energy_density
+        )
         try:
-            out = write_vtk_series(
-                path, rec.frames, d.obj.vertices, d.obj.faces, pad.surface_faces,
-                rec.energy_density, overwrite=True,
-            )  # fmt: skip
+            out = fmt.write(path, trial, overwrite=True)  # the save dialog asked first
         except IpcGraspError as exc:
-            self.ui.error("Cannot export the VTK series", str(exc))
+            self.ui.error(f"Cannot export the {fmt.label}", str(exc))
             return None
-        self.ui.status(f"VTK series written to {out} (open it in ParaView)")
+        self.ui.status(f"{fmt.label} written to {out}")
         return out
 
     def screenshot_dialog(self) -> None:

@@ -26,6 +26,7 @@ from engine.io.safe_write import (
     new_file_mode,
     refuse_existing,
 )
+from engine.io.trial_exports import TrialFrames
 
 
 def _array(name: str | None, values: np.ndarray, vtk_type: str, components: int = 1) -> str:
@@ -172,6 +173,14 @@ def write_vtk_series(
             with contextlib.suppress(OSError):
                 aside.rmdir()
     return pvd
+
+
+def write_trial(path: str | os.PathLike, trial: TrialFrames, *, overwrite: bool = False) -> Path:
+    """The VTK series of engine.io.trial_exports' format "vtk": write_vtk_series of `trial`."""
+    return write_vtk_series(
+        path, trial.frames, trial.object_vertices, trial.object_faces, trial.pad_faces,
+        trial.energy, overwrite=overwrite,
+    )  # fmt: skip
 
 
 def _write_frames(

@@ -99,7 +99,10 @@ def test_export_vtk_series_and_screenshot(short_run, tmp_path):
     import pyvista as pv
 
     w = short_run
-    pvd = w.exports.export_vtk(tmp_path / "series.pvd")
+    from engine.io.trial_exports import trial_exports
+
+    vtk = next(f for f in trial_exports() if f.name == "vtk")
+    pvd = w.exports.export_trial(vtk, tmp_path / "series.pvd")
     reader = pv.get_reader(str(pvd))
     assert len(reader.time_values) == 8
     reader.set_active_time_value(reader.time_values[-1])
