@@ -92,9 +92,6 @@ class MainWindow(QMainWindow):
 
         self._build_controllers()  # and the menus (app/menus.py)
         self._bind_views()
-        # Qt signals for tests and tools: a frame drawn, predictions shown.
-        self.frame_displayed = self.scene.frame_displayed
-        self.predictions_shown = self.analysis_ctl.predictions_shown
         if start_workers:
             self.sim.start()
             self.checker.start()

@@ -34,7 +34,7 @@ NICE = 5
 class ReadingClient(QObject):
     """Reads files in one worker process (see the module docstring)."""
 
-    started = Signal(str)  # what is being read, once the job is sent (tests, tools)
+    started = Signal(str)  # what is being read, once the job is sent
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
@@ -47,7 +47,6 @@ class ReadingClient(QObject):
         self._loop: QEventLoop | None = None
         self._cancelled = False
         self._sent = False  # a job sent and not answered or cancelled yet
-        self.reads = 0  # jobs answered (tests, tools)
 
     @property
     def worker_pid(self) -> int | None:
@@ -109,7 +108,6 @@ class ReadingClient(QObject):
             log.info("%s: cancelled; stopping the reading process", what)
             self._client.shutdown(timeout_s=0.5)  # it may be deep in a read: not worth waiting
             return None
-        self.reads += 1
         return self._answer
 
     def _on_answer(self, msg: object) -> None:

@@ -87,7 +87,7 @@ def _simulate(app: QCoreApplication, window: Any) -> tuple[Any, float]:
     if not window.runs.start_simulation(max_frames=SMOKE_FRAMES):
         raise SmokeFailure("; ".join(window.ui.errors) or "could not start")
     shown: list[int] = []
-    window.frame_displayed.connect(lambda trial, i: shown.append(i))
+    window.scene.frame_displayed.connect(lambda trial, i: shown.append(i))
     wait_until(app, lambda: bool(shown), 120, "a streamed frame on screen")
     first_frame_s = (window.sim.first_frame_at or 0) - (window.sim.submitted_at or 0)
     wait_until(app, lambda: not window.sim.is_running(), 180, "the run to finish")

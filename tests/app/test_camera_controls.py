@@ -142,7 +142,7 @@ def test_section_through_the_grasp_plane_stays_while_frames_play(window, qtbot):
         frame = rec.frames[-1]
         assert frame.plate_lift_m > 0.005  # the run got into the lift
         for index in (0, len(rec.frames) - 1):  # away from the frame shown, then the last
-            with qtbot.waitSignal(window.frame_displayed, timeout=10_000):
+            with qtbot.waitSignal(window.scene.frame_displayed, timeout=10_000):
                 window.timeline.seek(index)
         assert window.model.mode == "play"
         assert obj.mapper.GetNumberOfClippingPlanes() == 1

@@ -39,7 +39,7 @@ def test_pin_a_trial_then_compare_a_run_with_another_stiffness(window, qtbot):
 
     # The view shows the pinned trial's pads and object at the shown frame's time.
     drawn: list[int] = []
-    window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     window.timeline.seek(6)
     qtbot.waitUntil(lambda: 6 in drawn, timeout=5_000)
     k = pinned.frame_at(second.frames[6].time_s)

@@ -41,13 +41,13 @@ def _menu_click(window, qtbot, menu_title: str, text: str) -> None:
 def _scrub_to(window, qtbot, index: int) -> None:
     """Home, then Right `index` times, in the 3D view; waits until that frame is drawn."""
     drawn: list[int] = []
-    conn = window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    conn = window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     window.viewport.widget.setFocus()
     QTest.keyClick(window, Qt.Key.Key_Home)
     for _ in range(index):
         QTest.keyClick(window, Qt.Key.Key_Right)
     qtbot.waitUntil(lambda: window.timeline.index == index and index in drawn, timeout=SHORT)
-    window.frame_displayed.disconnect(conn)
+    window.scene.frame_displayed.disconnect(conn)
 
 
 def test_side_by_side_shows_both_runs_at_the_scrubbed_time(window, qtbot):

@@ -146,10 +146,10 @@ def test_per_patch_arrows_from_the_view_menu(window, qtbot):
 def _step_right(window, qtbot, index: int) -> None:
     """The next frame, `index`, with the Right key; waits until it is drawn."""
     drawn: list[int] = []
-    conn = window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    conn = window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     QTest.keyClick(window, Qt.Key.Key_Right)
     qtbot.waitUntil(lambda: window.timeline.index == index and index in drawn, timeout=10_000)
-    window.frame_displayed.disconnect(conn)
+    window.scene.frame_displayed.disconnect(conn)
 
 
 def test_held_cube_the_drawn_resultants_balance_its_weight(window, qtbot):

@@ -31,7 +31,7 @@ def squeezed(window, qtbot):
 def _show_frame(window, qtbot, index: int) -> None:
     """Scrub to frame `index` with the timeline keys (Home, then Right) in the 3D view."""
     drawn: list[int] = []
-    window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     window.viewport.widget.setFocus()
     QTest.keyClick(window, Qt.Key.Key_Home)
     for _ in range(index):

@@ -157,7 +157,7 @@ def test_results_with_frames_replay_a_false_positive_and_resimulate_it(
 
     # A click on the trial replays it: its frames in the timeline, the runs table, the view.
     drawn: list[int] = []
-    window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     _click_row(dock.trials, 0, 0)
     qtbot.waitUntil(lambda: len(window.timeline.series) == trial.frames > 0, timeout=10_000)
     assert window.model.mode == "play" and "replaying ipc trial 0" in window.status_label.text()

@@ -133,7 +133,9 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     assert w.doc.run is None
     # Issue 15: the reopened session shows the frame its timeline shows (the last one), not the
     # open gripper, also once the grasp check has come back.
-    with qtbot.waitSignal(w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 7):
+    with qtbot.waitSignal(
+        w.scene.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 7
+    ):
         assert w.opening.open_path(tmp_path / "study.ipcgrasp.2.npz")  # either file opens it
     assert w.timeline.index == 7 and w.model.mode == "play"
     qtbot.waitUntil(lambda: w.model.grasp_valid is not None, timeout=60_000)
@@ -145,7 +147,7 @@ def test_save_and_reopen_a_session(short_run, qtbot, tmp_path):
     assert d.spec.n_trials == 2
     assert w.runs_table.rowCount() == 2
     assert len(w.timeline.series) == 8
-    with qtbot.waitSignal(w.frame_displayed, timeout=5_000):
+    with qtbot.waitSignal(w.scene.frame_displayed, timeout=5_000):
         w.timeline.seek(3)
 
 
@@ -186,10 +188,12 @@ def test_an_exported_video_frame_frames_the_scene_as_the_view(short_run, qtbot, 
     the colour bar. A frame of the video and a screenshot of the view at that frame agree."""
     w = short_run
     last = len(w.doc.run.trials[0].frames) - 1
-    with qtbot.waitSignal(w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 0):
+    with qtbot.waitSignal(
+        w.scene.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == 0
+    ):
         w.timeline.seek(0)
     with qtbot.waitSignal(
-        w.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == last
+        w.scene.frame_displayed, timeout=10_000, check_params_cb=lambda t, i: i == last
     ):
         w.timeline.seek(last)
     shot = _gray(w.viewport.screenshot())

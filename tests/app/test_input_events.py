@@ -367,7 +367,7 @@ def _shown(window, qtbot, index: int, drawn: list) -> None:
 def test_clicking_a_plot_seeks_the_timeline_to_that_time(five_frames, qtbot):
     window = five_frames
     drawn: list[int] = []
-    window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     plots = window.plots
     times = list(plots.series.time_s)
     try:
@@ -381,14 +381,14 @@ def test_clicking_a_plot_seeks_the_timeline_to_that_time(five_frames, qtbot):
                 or str(k) in window.timeline.label.text()
             )
     finally:
-        window.frame_displayed.disconnect()
+        window.scene.frame_displayed.disconnect()
 
 
 def test_scrubber_and_transport_buttons_move_the_frame_shown(five_frames, qtbot):
     window = five_frames
     tl = window.timeline
     drawn: list[int] = []
-    window.frame_displayed.connect(lambda _t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda _t, i: drawn.append(i))
     left = Qt.MouseButton.LeftButton
     try:
         QTest.mouseClick(tl.home_button, left)
@@ -417,7 +417,7 @@ def test_scrubber_and_transport_buttons_move_the_frame_shown(five_frames, qtbot)
         qtbot.wait(300)
         assert tl.index == at
     finally:
-        window.frame_displayed.disconnect()
+        window.scene.frame_displayed.disconnect()
 
 
 # --- saving and exports ------------------------------------------------------------------------

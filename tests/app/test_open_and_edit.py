@@ -382,7 +382,7 @@ def test_changing_e_updates_the_predictions(window, qtbot):
     first = window.analysis.latest_request
     qtbot.waitUntil(lambda: window.predictions.status.text() != "updating…", timeout=120_000)
     with qtbot.waitSignal(
-        window.predictions_shown, timeout=120_000, check_params_cb=lambda r: r > first
+        window.analysis_ctl.predictions_shown, timeout=120_000, check_params_cb=lambda r: r > first
     ):
         window.param_dock.e_spin.setValue(2e7)
     assert window.predictions.request == window.analysis.latest_request, (

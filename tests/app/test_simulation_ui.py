@@ -25,7 +25,7 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
     # The scrubber follows the live frame while the run streams.
     qtbot.waitUntil(lambda: window.timeline.slider.maximum() >= 2, timeout=10_000)
     assert window.timeline.slider.value() == window.timeline.slider.maximum()
-    with qtbot.waitSignal(window.frame_displayed, timeout=10_000):
+    with qtbot.waitSignal(window.scene.frame_displayed, timeout=10_000):
         pass
     _wait_done(qtbot, window)
     assert rec.status == "done" and rec.result is not None
@@ -38,7 +38,7 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
     # Keyboard navigation of the timeline.
     window.viewport.plotter.setFocus()
     with qtbot.waitSignal(
-        window.frame_displayed, timeout=5_000, check_params_cb=lambda t, i: i == 0
+        window.scene.frame_displayed, timeout=5_000, check_params_cb=lambda t, i: i == 0
     ):
         qtbot.keyClick(window, Qt.Key.Key_Home)
     assert window.timeline.index == 0
@@ -60,7 +60,7 @@ def test_simulate_streams_frames_and_the_scrubber_follows(window, qtbot):
     assert not window.timeline.is_playing()
     # Colour modes redraw the frame.
     window.menus.color_combo.setCurrentIndex(2)
-    with qtbot.waitSignal(window.frame_displayed, timeout=5_000):
+    with qtbot.waitSignal(window.scene.frame_displayed, timeout=5_000):
         pass
     assert window.viewport.gripper.pad_actors[0].mapper.scalar_visibility
 
