@@ -3,15 +3,24 @@ progress bar follow the model's events (the window never pushes values into them
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.model import AppModel, Document, Run
 from engine.io.session import TrialRecord
 
+if TYPE_CHECKING:  # the window wires these
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QProgressBar
 
-def bind_grasp_dock(model: AppModel, dock: Any, editing: Any) -> None:
+    from app.controllers.editing import EditController
+    from app.grasp_dock import GraspDock
+    from app.param_dock import ParamDock
+    from app.tables import RunsTable
+
+
+def bind_grasp_dock(model: AppModel, dock: GraspDock, editing: EditController) -> None:
     """Object info, pose list and grasp fields follow the model; edits go to `editing`."""
 
     def object_info(doc: Document) -> None:
@@ -40,7 +49,7 @@ def bind_grasp_dock(model: AppModel, dock: Any, editing: Any) -> None:
     dock.default_requested.connect(editing.default_grasp)
 
 
-def bind_param_dock(model: AppModel, dock: Any, editing: Any) -> None:
+def bind_param_dock(model: AppModel, dock: ParamDock, editing: EditController) -> None:
     """Parameter fields follow the model; edits go to `editing`, refusals show the reason."""
 
     def show_values(*_args: object) -> None:
@@ -65,7 +74,7 @@ def bind_param_dock(model: AppModel, dock: Any, editing: Any) -> None:
     dock.refused.connect(editing.refuse)  # a typed value out of the field's range
 
 
-def bind_runs_table(model: AppModel, table: Any) -> None:
+def bind_runs_table(model: AppModel, table: RunsTable) -> None:
     """One row per trial of the current run; selecting a row selects the trial."""
 
     def records(run: Run | None) -> list[TrialRecord]:
@@ -79,7 +88,9 @@ def bind_runs_table(model: AppModel, table: Any) -> None:
     table.trial_selected.connect(model.select_trial)
 
 
-def bind_run_controls(model: AppModel, simulate: Any, cancel: Any, progress: Any) -> None:
+def bind_run_controls(
+    model: AppModel, simulate: QAction, cancel: QAction, progress: QProgressBar
+) -> None:
     """Simulate/Cancel enabled state and the progress bar follow the run."""
 
     def started(run: Run) -> None:
@@ -96,7 +107,7 @@ def bind_run_controls(model: AppModel, simulate: Any, cancel: Any, progress: Any
 
     model.run_started.connect(started)
 
-    def trial_updated(_rec: Any) -> None:
+    def trial_updated(_rec: TrialRecord) -> None:
         # QProgressBar.setValue repaints at once (a composition of the whole window in GL,
         # inside the pump that received the trial's end); with updates off it only schedules a
         # repaint, which joins the display clock's next composition.

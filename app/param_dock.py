@@ -10,7 +10,7 @@ Edits are reported as (name, SI value) so the controllers can make them undoable
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -33,6 +33,9 @@ from app.widgets.unit_spinbox import CheckedIntSpinBox, checked_spinbox
 from engine.grasp.params import SimulationParams
 from engine.grasp.trials import TrialSpec
 from engine.schema import Declared, field_spec, gui_fields
+
+if TYPE_CHECKING:
+    from app.model.grip import PsiForceState
 
 STOP_GRIPPER, STOP_PSI, STOP_FORCE = 0, 1, 2  # the squeeze-stop choices
 _UNBOUNDED = 1e9  # spin-box limit for a declaration without an upper bound (display units)
@@ -405,7 +408,7 @@ class ParamDock(QWidget):
         finally:
             self._updating = False
 
-    def show_psi_force(self, state: Any) -> None:
+    def show_psi_force(self, state: PsiForceState) -> None:
         """Show the grip force of the Psi_th stop on the current grasp (an
         app.model.grip.PsiForceState; its status "off" hides the row)."""
         self.psi_force_label.setText(state.text())

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.model import AppModel
+from app.model.grip import AnalyticForce
+from app.workers.messages import Predictions
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.analysis_client import AnalysisClient
+    from app.tables import PredictionsPanel
 
 log = logging.getLogger(__name__)
 
@@ -22,15 +28,20 @@ class AnalysisController(QObject):
     predictions_shown = Signal(int)  # analysis request number, after the panel shows it
 
     def __init__(
-        self, model: AppModel, checker: Any, analysis: Any, panel: Any, parent: QObject | None
+        self,
+        model: AppModel,
+        checker: AnalysisClient,
+        analysis: AnalysisClient,
+        panel: PredictionsPanel,
+        parent: QObject | None,
     ) -> None:
         super().__init__(parent)
         self.model = model
         self.checker = checker
         self.analysis = analysis
         self.panel = panel
-        self.force: Any = None  # the AnalyticForce of the newest prediction request
-        self._force_of: dict[int, Any] = {}  # prediction request -> its AnalyticForce
+        self.force: AnalyticForce | None = None  # the force of the newest prediction request
+        self._force_of: dict[int, AnalyticForce] = {}  # prediction request -> its force
         model.grasp_changed.connect(self.request)
         # The models' grip force changes when a run of this grasp finishes (the force it
         # reached) and when the force a Psi_th implies is known: predict again with it.
@@ -80,7 +91,7 @@ class AnalysisController(QObject):
             return
         self.model.set_grasp_check(valid, reason)
 
-    def on_predictions(self, request: int, msg: Any) -> None:
+    def on_predictions(self, request: int, msg: Predictions) -> None:
         """Show the newest predictions (nominal first, then with robustness)."""
         if request != self.analysis.latest_request:
             return

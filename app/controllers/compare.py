@@ -5,10 +5,15 @@ listed above the runs table."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.model import AppModel
 from app.model.compare import PinnedTrial
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from PySide6.QtWidgets import QLabel
+
+    from app.ui import Feedback
 
 
 class CompareController:
@@ -18,7 +23,11 @@ class CompareController:
     differs; it is hidden when nothing is pinned."""
 
     def __init__(
-        self, model: AppModel, label: Any, ui: Any, view: Callable[[], str] = lambda: "overlay"
+        self,
+        model: AppModel,
+        label: QLabel,
+        ui: Feedback,
+        view: Callable[[], str] = lambda: "overlay",
     ) -> None:
         self.model = model
         self.label = label

@@ -11,13 +11,14 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
 from app.model import AppModel, Document
 from app.model.dataset import (
     DataSet,
+    DataSetGrasp,
     SimTrial,
     physical_text,
     robustness_lines,
@@ -29,6 +30,15 @@ from app.model.dataset_placement import (
 )
 from app.workers.messages import ReadDataSetJob
 from engine.errors import IpcGraspError
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.controllers.editing import EditController
+    from app.controllers.opening import OpenController
+    from app.controllers.runs import RunController
+    from app.dataset_dock import DataSetDock
+    from app.sim_pool import SimulationPool
+    from app.ui import Feedback
+    from app.viewport import Viewport
 
 log = logging.getLogger(__name__)
 DATASET_FILTER = "Data sets (*.csv *.json);;All files (*)"
@@ -45,8 +55,9 @@ class DataSetController(QObject):
     """
 
     def __init__(
-        self, model: AppModel, dock: Any, viewport: Any, opening: Any, editing: Any, runs: Any,
-        pool: Any, ui: Any, confirm_discard: Callable[[str], bool],
+        self, model: AppModel, dock: DataSetDock, viewport: Viewport, opening: OpenController,
+        editing: EditController, runs: RunController, pool: SimulationPool, ui: Feedback,
+        confirm_discard: Callable[[str], bool],
         confirm_replace: Callable[[], bool], show_dock: Callable[[], None],
         restore_quality: Callable[[], None], parent: QObject | None = None,
     ) -> None:  # fmt: skip
@@ -224,7 +235,7 @@ class DataSetController(QObject):
         return True
 
     @staticmethod
-    def _describe(g: Any, pose: int) -> str:
+    def _describe(g: DataSetGrasp, pose: int) -> str:
         parts = [f"data-set grasp {g.grasp_id} on resting pose {pose}"]
         if g.physical:
             parts.append(f"physical {physical_text(g)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
@@ -17,6 +17,11 @@ from app.workers.sampling import sample_main
 from engine.errors import Setting
 from engine.grasp.default_grasp import THROUGH_CENTRE
 from engine.grasp.grasp import Grasp
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from PySide6.QtGui import QUndoStack
+
+    from app.ui import Feedback
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +103,7 @@ class DefaultGraspController(QObject):
     """
 
     def __init__(
-        self, model: AppModel, undo_stack: Any, ui: Any, parent: QObject | None = None
+        self, model: AppModel, undo_stack: QUndoStack, ui: Feedback, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.model = model

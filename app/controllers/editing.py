@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from PySide6.QtCore import QTimer
@@ -20,6 +20,9 @@ from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
 from engine.schema import field_spec
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.ui import Feedback
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,7 @@ class EditController:
     back to the valid value); a refusal is on the status line too.
     """
 
-    def __init__(self, model: AppModel, undo_stack: QUndoStack, ui: Any) -> None:
+    def __init__(self, model: AppModel, undo_stack: QUndoStack, ui: Feedback) -> None:
         self.model = model
         self.undo_stack = undo_stack
         self.ui = ui

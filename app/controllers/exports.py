@@ -7,7 +7,7 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt
@@ -29,6 +29,11 @@ from engine.io.trial_exports import TrialExport, TrialFrames
 from engine.scene.object_facts import ObjectFacts
 from engine.scene.object_mesh import UNIT_SCALE_M
 
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.tables import PredictionsPanel
+    from app.ui import Feedback
+    from app.viewport import Viewport
+
 log = logging.getLogger(__name__)
 ANALYTIC_COLUMNS = ("success", "margin", "robustness")
 VIDEO_POLL_MS = 50
@@ -45,7 +50,8 @@ class ExportController(QObject):
     """
 
     def __init__(
-        self, model: AppModel, viewport: Any, predictions: Any, ui: Any, parent: QWidget,
+        self, model: AppModel, viewport: Viewport, predictions: PredictionsPanel, ui: Feedback,
+        parent: QWidget,
         force_view: Callable[[TrialRecord], ForceView | None] = lambda _rec: None,
         side_by_side: Callable[[TrialRecord], SideBySide | None] = lambda _rec: None,
     ) -> None:  # fmt: skip

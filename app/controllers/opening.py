@@ -6,7 +6,7 @@ import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from PySide6.QtCore import QTimer
@@ -32,6 +32,12 @@ from engine.scene.object_mesh import (
 )
 from engine.scene.resting import StablePose
 
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    from app.ui import Feedback
+    from app.viewport import Viewport
+
 log = logging.getLogger(__name__)
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
 
@@ -52,7 +58,7 @@ class OpenController:
     """
 
     def __init__(
-        self, model: AppModel, viewport: Any, ui: Any, reader: ReadingClient,
+        self, model: AppModel, viewport: Viewport, ui: Feedback, reader: ReadingClient,
         confirm_discard: Callable[[str], bool], clear_undo: Callable[[], None],
         set_title: Callable[[str], None], recent_menu: QMenu,
     ) -> None:  # fmt: skip
@@ -223,7 +229,7 @@ class OpenController:
                 f"In metres it would be {mesh_units.size_text(extents, 'm')}, not a size a "
                 "gripper can hold."
             )
-        return cast("str | None", self.ui.choose_unit(p.name, choices, suggested, note))
+        return self.ui.choose_unit(p.name, choices, suggested, note)
 
     @staticmethod
     def _size_refusal(p: Path, unit: str | None, extents: tuple[float, float, float]) -> str:
@@ -332,13 +338,13 @@ class OpenController:
         self.add_recent(path)
         self.set_title(path.name)
 
-    def drag_enter(self, event: Any) -> None:
+    def drag_enter(self, event: QDragEnterEvent) -> None:
         """Accept a drag that carries a local file."""
         urls = event.mimeData().urls()
         if urls and urls[0].isLocalFile():
             event.acceptProposedAction()
 
-    def drop(self, event: Any) -> None:
+    def drop(self, event: QDropEvent) -> None:
         """Open the first dropped local file."""
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:

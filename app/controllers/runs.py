@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.model import AppModel
 from app.workers.messages import FramePacket
 from engine.grasp.frames import TrialResult
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.sim_pool import SimulationPool
+    from app.ui import Feedback
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +29,8 @@ class RunController:
     def __init__(
         self,
         model: AppModel,
-        pool: Any,
-        ui: Any,
+        pool: SimulationPool,
+        ui: Feedback,
         confirm_replace: Callable[[], bool],
         follow_live: Callable[[], bool] = lambda: True,
     ) -> None:
@@ -36,7 +40,7 @@ class RunController:
         self.confirm_replace = confirm_replace
         self.follow_live = follow_live
 
-    def connect_pool(self, pool: Any) -> None:
+    def connect_pool(self, pool: SimulationPool) -> None:
         """Use `pool` and listen to its signals (the window calls this once per pool)."""
         self.pool = pool
         pool.trial_started.connect(self.on_trial_started)

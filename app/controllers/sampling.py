@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
@@ -12,6 +12,10 @@ from app.model import AppModel
 from app.worker_client import WorkerClient
 from app.workers.messages import SampledGrasps, SampleJob
 from app.workers.sampling import sample_main
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.controllers.editing import EditController
+    from app.ui import Feedback
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +29,7 @@ class SamplingController(QObject):
     k the grasp (undoable, through the edit controller)."""
 
     def __init__(
-        self, model: AppModel, editing: Any, ui: Any, parent: QObject | None = None
+        self, model: AppModel, editing: EditController, ui: Feedback, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.model = model

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -24,6 +24,15 @@ from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_siz
 from app.model.side_by_side import side_by_side, side_frame, side_titles
 from app.workers.video_job import SideBySide, SideFrame
 from engine.io.session import TrialRecord
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.grasp_dock import GraspDock
+    from app.plots import TimePlots
+    from app.sim_pool import SimulationPool
+    from app.tables import PredictionsPanel
+    from app.timeline import Timeline
+    from app.ui import Feedback
+    from app.viewport import Viewport
 
 log = logging.getLogger(__name__)
 DISPLAY_INTERVAL_MS = 33  # frames on screen at most ~30 Hz, newest wins
@@ -41,8 +50,9 @@ class SceneController(QObject):
     frame_displayed = Signal(int, int)  # trial, frame index (after it was drawn)
 
     def __init__(
-        self, model: AppModel, viewport: Any, timeline: Any, plots: Any, predictions: Any,
-        grasp_dock: Any, ui: Any, pool: Any, parent: QObject | None,
+        self, model: AppModel, viewport: Viewport, timeline: Timeline, plots: TimePlots,
+        predictions: PredictionsPanel, grasp_dock: GraspDock, ui: Feedback, pool: SimulationPool,
+        parent: QObject | None,
     ) -> None:  # fmt: skip
         super().__init__(parent)
         self.model = model

@@ -5,13 +5,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMessageBox
 
 from app.model import AppModel
 from engine.errors import IpcGraspError
 from engine.io.session import SESSION_SUFFIX, SessionError, save_session
+
+if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.sim_pool import SimulationPool
+    from app.ui import Feedback
 
 log = logging.getLogger(__name__)
 SESSION_FILTER = f"Sessions (*{SESSION_SUFFIX})"
@@ -29,8 +33,8 @@ class SessionController:
     def __init__(
         self,
         model: AppModel,
-        pool: Any,
-        ui: Any,
+        pool: SimulationPool,
+        ui: Feedback,
         camera: Callable[[], Any],
         ask_replace: Callable[[], bool],
         set_ask_replace: Callable[[bool], None],
