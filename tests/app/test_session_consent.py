@@ -27,7 +27,9 @@ class _Ui:
         return self.answer
 
 
-def test_the_app_asks_before_reading_a_mesh_outside_the_session_folder(tmp_path: Path):
+def session_with_outside_mesh(tmp_path: Path) -> tuple[Path, Path]:
+    """A session in tmp_path/s whose object file is tmp_path/meshes/box.obj (outside its
+    folder, embedded too): (the session's JSON, the mesh file)."""
     (tmp_path / "meshes").mkdir()
     mesh_path = tmp_path / "meshes" / "box.obj"
     builtin_cube().to_trimesh().export(mesh_path)
@@ -37,6 +39,11 @@ def test_the_app_asks_before_reading_a_mesh_outside_the_session_folder(tmp_path:
     )
     (tmp_path / "s").mkdir()
     json_path, _ = save_session(tmp_path / "s" / "study", session)
+    return json_path, mesh_path
+
+
+def test_the_app_asks_before_reading_a_mesh_outside_the_session_folder(tmp_path: Path):
+    json_path, mesh_path = session_with_outside_mesh(tmp_path)
     loaded = load_session(json_path)
     for answer, read in ((Button.No, False), (Button.Yes, True)):
         ctrl = SimpleNamespace(ui=_Ui(answer))

@@ -3,7 +3,6 @@ answers (issue 42: the app reads files in a worker, never on its GUI thread)."""
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from pathlib import Path
 
@@ -12,10 +11,9 @@ import trimesh
 
 from app.workers.messages import ReadDataSetJob, ReadObjectJob, ReadSessionJob
 from app.workers.reading import read
-from engine.io.session import save_session
 from engine.scene.mesh_bodies import SeveralBodiesError
-from engine.scene.object_mesh import ObjectSizeError, builtin_cube, load_object_mesh
-from tests.engine.io.test_session_validation import make_session
+from engine.scene.object_mesh import ObjectSizeError
+from tests.app.test_session_consent import session_with_outside_mesh
 
 
 def _box(path: Path, extents_mm=(40.0, 30.0, 20.0), scale=1e-3) -> Path:
@@ -59,15 +57,7 @@ def test_several_bodies_come_back_with_their_descriptions(tmp_path):
 
 def test_a_session_names_an_outside_file_before_reading_it(tmp_path):
     """A session's object file outside its folder is not read until the user answered."""
-    (tmp_path / "meshes").mkdir()
-    mesh_path = tmp_path / "meshes" / "box.obj"
-    builtin_cube().to_trimesh().export(mesh_path)
-    mesh = load_object_mesh(mesh_path)
-    session = dataclasses.replace(
-        make_session(), object_source=mesh.source, object_sha256=mesh.sha256, mesh=mesh
-    )
-    (tmp_path / "s").mkdir()
-    json_path, _ = save_session(tmp_path / "s" / "study", session)
+    json_path, mesh_path = session_with_outside_mesh(tmp_path)
     asked = read(ReadSessionJob(1, str(json_path)))
     assert asked.ask_outside == str(mesh_path.resolve()) and asked.value is None
     allowed = read(ReadSessionJob(2, str(json_path), allowed=frozenset({asked.ask_outside})))
