@@ -37,10 +37,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--labels",
         action="append",
-        required=True,
-        help="physical outcomes: REACH JSON or CSV (grasp_id,result); repeat for several",
+        help="physical outcomes: REACH JSON or CSV (grasp_id,result); repeat for several "
+        "(without labels only the models' margins against the measured strength are compared: "
+        "a batch run with --disturb down)",
     )
     p.add_argument("--plot", help="write a precision-recall plot (PNG) here")
+    p.add_argument(
+        "--strength-plot",
+        help="write a scatter plot (PNG) of each analytic model's margin against the margin "
+        "the simulator measured (rows of a batch run with --disturb down or all)",
+    )
     p.add_argument("--json", dest="json_out", help="also write the scores as JSON here")
     p.add_argument(
         "--force", action="store_true", help="replace --plot and --json files that exist"
@@ -117,10 +123,9 @@ def run(args: argparse.Namespace) -> int:
 
     prog = "ipcgrasp evaluate"
     force = bool(getattr(args, "force", False))
-    for out in (args.plot, args.json_out):
+    for out in (args.plot, args.json_out, args.strength_plot):
         if out:
             refuse_existing(out, force)  # before reading and scoring
-    labels = load_labels(args.labels)
     rows = read_results(args.results)
     if args.models:
         wanted = {m.strip() for m in args.models.split(",") if m.strip()}
@@ -130,29 +135,19 @@ def run(args: argparse.Namespace) -> int:
             f"no result rows in {', '.join(args.results)}"
             + (f" for models {args.models}" if args.models else "")
         )
+    strength = _strength(prog, rows, args.strength_plot, force)
+    if not args.labels:
+        if strength:
+            return 0
+        raise ParameterError(
+            "nothing to evaluate: give the physical outcomes with --labels, or results of a "
+            "batch run with --disturb down to compare the models' margins with the measured "
+            "strength"
+        )
+    labels = load_labels(args.labels)
     predictions = predictions_from_rows(rows)
     scored = evaluate(predictions, labels, args.paper_rounding, args.common_grasps)
-    for name, pred, _, common in scored:
-        missing = sorted(set(labels) - set(common))
-        unlabeled = sorted(set(pred.robustness) - set(labels))
-        if unlabeled:
-            print(
-                f"{prog}: warning: {name}: {len(unlabeled)} grasps have no physical label "
-                f"(e.g. {unlabeled[0]!r}); ignored",
-                file=sys.stderr,
-            )
-        if missing and common:
-            print(
-                f"{prog}: note: {name}: scored on {len(common)} of {len(labels)} labelled "
-                "grasps (the others have no result rows yet)",
-                file=sys.stderr,
-            )
-        if pred.failed_grasps:
-            print(
-                f"{prog}: warning: {name}: {len(pred.failed_grasps)} grasps have only error "
-                f"rows and count as predicted 0 (e.g. {pred.failed_grasps[0]!r})",
-                file=sys.stderr,
-            )
+    _warn(prog, scored, labels)
     print(table(scored), end="")
     print(
         f"\n{METHOD}"
@@ -188,3 +183,56 @@ def run(args: argparse.Namespace) -> int:
         ]
         atomic_write_text(args.json_out, json.dumps(data, indent=2) + "\n", overwrite=force)
     return 0
+
+
+def _strength(prog: str, rows: list[dict[str, str]], plot: str | None, force: bool) -> bool:
+    """Print the models' margins against the measured strength when the rows carry one (and
+    write the scatter plot); whether they did."""
+    from engine.evaluation.strength_agreement import agreement_table, agreements
+
+    found = agreements(rows)
+    if not found:
+        if plot:
+            raise ParameterError(
+                "--strength-plot needs IPC rows with a measured strength and analytic model "
+                "rows for the same grasps: run the batch with --disturb down (or all) and "
+                "--models ipc,soft_point,reach,6dfc (or the models to compare)"
+            )
+        return False
+    print("Analytic margins against the grip strength IPC measured (rank correlations):\n")
+    print(agreement_table(found))
+    if plot:
+        from engine.evaluation.plots import strength_plot
+
+        strength_plot(found, plot, overwrite=force)
+        print(f"{prog}: strength scatter plot -> {plot}\n")
+    return True
+
+
+def _warn(
+    prog: str,
+    scored: list[tuple[str, ModelPredictions, Scores | None, list[str]]],
+    labels: dict[str, PhysicalLabel],
+) -> None:
+    """Say on stderr which grasps each model was not scored on, and why."""
+    for name, pred, _, common in scored:
+        missing = sorted(set(labels) - set(common))
+        unlabeled = sorted(set(pred.robustness) - set(labels))
+        if unlabeled:
+            print(
+                f"{prog}: warning: {name}: {len(unlabeled)} grasps have no physical label "
+                f"(e.g. {unlabeled[0]!r}); ignored",
+                file=sys.stderr,
+            )
+        if missing and common:
+            print(
+                f"{prog}: note: {name}: scored on {len(common)} of {len(labels)} labelled "
+                "grasps (the others have no result rows yet)",
+                file=sys.stderr,
+            )
+        if pred.failed_grasps:
+            print(
+                f"{prog}: warning: {name}: {len(pred.failed_grasps)} grasps have only error "
+                f"rows and count as predicted 0 (e.g. {pred.failed_grasps[0]!r})",
+                file=sys.stderr,
+            )

@@ -4,6 +4,8 @@ Precision-recall: for each model, the curve obtained by ranking the physical tri
 grasp's predicted robustness (score q_g repeated over the grasp's expanded labels, thresholds
 the distinct q values), drawn as sklearn's step curve; the dot is the paper's operating point
 (precision and recall of the expanded binary predictions, whose AP and AR the table reports).
+Strength: each analytic model's margin against the simulator's measured one
+(engine.evaluation.strength_agreement).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from engine.io.safe_write import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from engine.evaluation.strength_agreement import Agreement
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -79,6 +83,11 @@ def pr_plot(
     ax.set_ylabel("precision")
     ax.set_title("Precision-recall against physical outcomes\n(dots: paper's binary labels)")
     ax.legend(loc="lower left", fontsize=8)
+    fig.suptitle(
+        "margin = the multiple of its weight the grip holds; measured = (pull down at slip + "
+        "weight) / weight",
+        fontsize=8,
+    )
     fig.tight_layout()
     _save(fig, path, overwrite)
 
@@ -110,5 +119,45 @@ def heatmap(
                         color="white" if v < 0.6 else "black", fontsize=9)  # fmt: skip
     fig.colorbar(image, ax=ax, label=title)
     ax.set_title(f"{title} over the E x mu grid")
+    fig.suptitle(
+        "margin = the multiple of its weight the grip holds; measured = (pull down at slip + "
+        "weight) / weight",
+        fontsize=8,
+    )
+    fig.tight_layout()
+    _save(fig, path, overwrite)
+
+
+def strength_plot(rows: Sequence[Agreement], path: str | Path, overwrite: bool = False) -> None:
+    """One panel per analytic model: its margin (x) against the measured margin (y) per grasp,
+    log-log, with the line where they agree and the rank correlation in the title; margins of
+    0 (a model's "no", a grasp that did not lift) sit on the panel's left or bottom edge. An
+    existing `path` is refused unless `overwrite`."""
+    if not rows:
+        raise ParameterError("no model margins to plot against measured strengths")
+    fig = _figure(3.2 * len(rows), 3.6)
+    positive = [v for a in rows for v in (*a.predicted, *a.measured) if v > 0]
+    low = min(positive) / 2 if positive else 0.1
+    high = max(positive) * 2 if positive else 10.0
+    for k, a in enumerate(rows):
+        ax = fig.add_subplot(1, len(rows), k + 1)
+        x = np.clip(np.asarray(a.predicted, dtype=float), low, None)
+        y = np.clip(np.asarray(a.measured, dtype=float), low, None)
+        ax.scatter(x, y, s=14, alpha=0.8)
+        ax.plot([low, high], [low, high], color="0.6", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_xlabel(f"{a.label} margin")
+        if k == 0:
+            ax.set_ylabel("measured margin (IPC)")
+        rho = "-" if np.isnan(a.spearman) else f"{a.spearman:.2f}"
+        ax.set_title(f"{a.label}: rho {rho}, {a.grasps} grasps", fontsize=9)
+    fig.suptitle(
+        "margin = the multiple of its weight the grip holds; measured = (pull down at slip + "
+        "weight) / weight",
+        fontsize=8,
+    )
     fig.tight_layout()
     _save(fig, path, overwrite)

@@ -2,10 +2,11 @@
 
 After the hold, an external force at the object's centre of mass (or a torque) grows linearly
 in time along one direction of the grasp frame while the jaws keep their force, until the
-object has moved by more than the success test's slip tolerance relative to the plates, or
-turned by more than its rotation tolerance. The load reached then is the grip's strength in
-that direction. Each direction is its own continuation from the held state (the squeeze and
-lift are not run again).
+object has moved relative to the plates by more than ONSET_FRACTION of the success test's slip
+tolerance, or turned by more than that fraction of its rotation tolerance (0.25 mm, 0.5 deg by
+default): it has left the stick range and slides or turns on. The load at the last state
+still within that range is the grip's strength in that direction. Each direction is its own
+continuation from the held state (the squeeze and lift are not run again).
 
 The ramp is scaled to the grip: forces reach the grip's Coulomb capacity 2 mu F (F the jaws'
 hold force) in RAMP_S, torques 2 mu F times the pad's radius; a direction still held at
@@ -15,6 +16,7 @@ CAP_MULTIPLE of that is reported as held, with the load reached.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +25,7 @@ import numpy as np
 from engine.constants import GRAVITY_M_S2
 from engine.grasp.grip_measures import rotation_angle
 from engine.grasp.lift import hold_command
+from engine.grasp.strength import Strength
 from engine.ipc.stepper import StepCommand
 
 if TYPE_CHECKING:
@@ -41,7 +44,8 @@ CAP_MULTIPLE = 3.0
 ONSET_FRACTION = 0.05
 """The strength is the load at the last state whose motion was within this fraction of the
 tolerances (0.25 mm, 0.5 deg by default): the object then stuck, while the load at which it
-had moved the whole tolerance includes the time it took to get there."""
+had moved the whole tolerance includes the time it took to get there (and sliding steps cost
+10-100 Newton iterations each)."""
 
 
 @dataclass(frozen=True)
@@ -80,28 +84,18 @@ def directions(closing_axis: np.ndarray) -> list[Direction]:
     ]
 
 
-@dataclass(frozen=True)
-class Strength:
-    """The load (N, or N m for torques) at which the object left the grip in one direction."""
-
-    direction: str
-    load: float  # at the last state the object stuck (ONSET_FRACTION), or the cap when `held`
-    weight_multiple: float  # load / the object's weight (torques: / (weight x pad radius))
-    held: bool  # still held at the cap
-    steps: int
-    newton_iterations: int
-
-
 def measure_strength(
-    sim: GraspSimulation, hold_force_n: float, only: list[str] | None = None
+    sim: GraspSimulation, hold_force_n: float | None, only: Sequence[str] | None = None
 ) -> list[Strength]:
     """Each direction's strength (`only`: those named), continuing from the simulation's
-    current (held) state, which is restored afterwards."""
+    current (held) state, which is restored afterwards. The jaws keep pressing with
+    `hold_force_n` (None: they keep their separation, `--hold position`)."""
     p, stepper = sim.params, sim.stepper
     held = stepper.state
     weight = sim.obj.mass_kg * GRAVITY_M_S2
     radius = pad_radius_m(sim)
-    capacity = 2.0 * p.mu * hold_force_n
+    grip_n = hold_force_n if hold_force_n is not None else sim.result.grip_force_n
+    capacity = 2.0 * p.mu * max(grip_n, 0.0)
     out = []
     try:
         for d in directions(sim.gripper_pose[:3, 0]):
@@ -130,7 +124,7 @@ def _ramp(
     d: Direction,
     scale: float,
     unit: float,
-    hold_force_n: float,
+    hold_force_n: float | None,
 ) -> Strength:
     """A coarse ramp from the held state to the object's leaving the grip, then a ramp REFINE
     times slower from the last state it stuck, to the leaving again."""
@@ -166,7 +160,7 @@ def _run(
     start_load: float,
     rate: float,
     limit: float,
-    hold_force_n: float,
+    hold_force_n: float | None,
 ) -> _Run:
     """Ramp the load from `start_load` at `rate` (per second) from state `start` until the
     object has left the grip (motion measured from `held`) or the load passed `limit`."""
@@ -187,13 +181,15 @@ def _run(
         run.steps += 1
         run.its += its
         moved, turned = _motion(sim, pose0, held, new)
-        if moved <= ONSET_FRACTION * p.slip_tolerance_m and turned <= (
+        if moved > ONSET_FRACTION * p.slip_tolerance_m or turned > (
             ONSET_FRACTION * p.rotation_tolerance_rad
         ):
-            run.onset, run.onset_state = run.load, new  # still in the elastic and stick range
-        if moved > p.slip_tolerance_m or turned > p.rotation_tolerance_rad:
+            # Past the stick range it slides or turns on: the rest of the way to the success
+            # test's tolerance costs Newton iterations (a sliding step takes 10-100) and tells
+            # nothing more about the load it stuck at.
             run.left = True
             break
+        run.onset, run.onset_state = run.load, new  # still in the elastic and stick range
     return run
 
 

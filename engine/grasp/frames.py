@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from engine.grasp.strength import Strength
 
 PHASES = ("squeeze", "lift", "hold")
 
@@ -64,6 +67,13 @@ class TrialResult:
     intersection_free: bool = True
     perturbation: dict[str, float] = field(default_factory=dict)
     error: str = ""  # set when the trial ended with an exception (solver, bad input)
+    # The grip's strength per disturbance direction measured after the hold (`--disturb`,
+    # engine.grasp.disturbance): the load it left the grip at (N, torques N m), as multiples of
+    # the weight (torques: of weight x pad radius), and the directions still held at the
+    # ramp's cap (their load is a lower bound), joined by ";".
+    strength: dict[str, float] = field(default_factory=dict)
+    strength_weights: dict[str, float] = field(default_factory=dict)
+    strength_held: str = ""
 
     @property
     def grip_force_n(self) -> float:
@@ -95,4 +105,13 @@ class TrialResult:
             "intersection_free": self.intersection_free,
             "error": self.error,
             **{f"perturbation_{k}": v for k, v in self.perturbation.items()},
+            **{f"strength_{k}": v for k, v in self.strength.items()},
+            **{f"strength_{k}_weights": v for k, v in self.strength_weights.items()},
+            **({"strength_held": self.strength_held} if self.strength else {}),
         }
+
+    def record_strength(self, measured: Sequence[Strength]) -> None:
+        """Keep the strengths measured by engine.grasp.disturbance.measure_strength."""
+        self.strength = {m.direction: m.load for m in measured}
+        self.strength_weights = {m.direction: m.weight_multiple for m in measured}
+        self.strength_held = ";".join(m.direction for m in measured if m.held)

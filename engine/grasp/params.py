@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.constants import GRAVITY_M_S2 as GRAVITY_M_S2  # re-exported for old imports
 from engine.errors import ParameterError
+from engine.grasp.strength import DISTURB_CHOICES, OFF
 from engine.gripper.pad_names import PAD_PRESETS
 from engine.gripper.presets import (
     DEFAULT_GRIPPER,
@@ -358,6 +359,17 @@ class SimulationParams:
         display_scale=math.pi / 180.0,
         step=1.0,
         decimals=1,
+    )
+    disturb: str = param(
+        OFF,
+        _ADV,
+        help="after the hold, ramp a force (or torque) on the object's centre of mass until it "
+        "leaves the grip, per direction of the grasp frame ('all': along, across, up, down, "
+        "twist, tilt, turn; engine.grasp.disturbance); each costs about a trial's lift",
+        choices=DISTURB_CHOICES,
+        flag="--disturb",
+        label="Disturbance",
+        widget="combo",
     )
     hold_time_s: float = param(
         0.05,

@@ -121,6 +121,7 @@ class GraspSimulation:
         check_pads_close_on_object(obj, placed.jaws, self.pad.outline, self.open_width_m)
         self.result = TrialResult(trial=trial, success=False, reason="not run")
         self.result.perturbation = dict(perturbation or {})
+        self.hold_force_n: float | None = None  # what the jaws pressed with in the hold
         self._frame_index = 0
         # A scan's far side takes no part in contact: simulate the faces the pads and the
         # ground can reach, and go on with the whole surface if the object leaves them.
@@ -180,6 +181,7 @@ class GraspSimulation:
         )
         r.min_lift_grip_n = math.inf
         summary = yield from lift(self, hold_force_n if p.hold == "force" else None, grip, limit)
+        self.hold_force_n = limit.servo_n if p.hold == "force" else None
         r.slip1_m, r.slip2_m = grip.max_slip_m
         r.rotation_rad = grip.max_rotation_rad
         outcome = GripOutcome((r.slip1_m, r.slip2_m), r.rotation_rad, grip.reached_height)

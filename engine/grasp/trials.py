@@ -13,7 +13,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.errors import IpcGraspError
+from engine.errors import IpcGraspError, SolverError
+from engine.grasp.disturbance import measure_strength
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -24,6 +25,7 @@ from engine.grasp.placement_checks import (
     place_open_jaws,
 )
 from engine.grasp.simulation import GraspSimulation, build_pad
+from engine.grasp.strength import disturb_directions
 
 # The plan's names, re-exported: callers that run trials import everything from here.
 from engine.grasp.trial_plan import (
@@ -131,19 +133,33 @@ def run_trial(
     """Simulate one planned trial with IPC (drive_trial: a perturbed pose the simulator refuses
     is a failed trial, the nominal one raises)."""
 
-    def build() -> GraspSimulation:
-        return GraspSimulation(
-            obj,
-            trial.pose,
-            params,
-            pad=pad if pad is not None else build_pad(params),
-            trial=trial.index,
-            perturbation=trial.perturbation_dict,
-            # Without a frame consumer nobody reads the frames' per-point forces.
-            contact_forces=on_frame is not None,
-        )
+    built: list[GraspSimulation] = []
 
-    return drive_trial(build, trial, on_frame)
+    def build() -> GraspSimulation:
+        built.append(
+            GraspSimulation(
+                obj,
+                trial.pose,
+                params,
+                pad=pad if pad is not None else build_pad(params),
+                trial=trial.index,
+                perturbation=trial.perturbation_dict,
+                # Without a frame consumer nobody reads the frames' per-point forces.
+                contact_forces=on_frame is not None,
+            )
+        )
+        return built[0]
+
+    result = drive_trial(build, trial, on_frame)
+    measure = disturb_directions(params.disturb)
+    if measure and result.success and built:
+        sim = built[0]
+        try:
+            result.record_strength(measure_strength(sim, sim.hold_force_n, measure))
+        except SolverError as exc:  # the lift's outcome stands; the strength is not known
+            log.warning("trial %d: the disturbance test failed: %s", trial.index, exc)
+            result.error = f"disturbance test: {exc}"
+    return result
 
 
 def check_grasp(

@@ -19,6 +19,7 @@ from engine.errors import IpcGraspError, ParameterError
 from engine.grasp.frames import TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.strength import DIRECTIONS
 from engine.io.safe_write import StreamFile, open_new_text
 from engine.scene.object_mesh import MESH_COLUMNS, ObjectMesh, mesh_columns
 from engine.version import build_id
@@ -54,6 +55,8 @@ OUTCOME_COLUMNS = (
     "perturbation_rx",
     "perturbation_ry",
     "perturbation_rz",
+    *(f"strength_{d}{tail}" for d in DIRECTIONS for tail in ("", "_weights")),
+    "strength_held",
 )
 
 
@@ -191,6 +194,15 @@ def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
         for k in ("dx", "dy", "dz", "rx", "ry", "rz")
         if row.get(f"perturbation_{k}", "") != ""
     }
+    strength = {
+        d: _number_cell(row, f"strength_{d}", low=0.0)
+        for d in DIRECTIONS
+        if row.get(f"strength_{d}", "") != ""
+    }
+    weights = {d: _number_cell(row, f"strength_{d}_weights", low=0.0) for d in strength}
+    held = row.get("strength_held", "")
+    if any(h not in strength for h in filter(None, held.split(";"))):
+        raise cell_error(row, "strength_held", "directions measured in this row, joined by ';'")
     return TrialResult(
         trial=_count_cell(row, "trial"),
         success=flag_cell(row, "success"),
@@ -213,4 +225,7 @@ def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
         intersection_free=flag_cell(row, "intersection_free", True),
         perturbation=perturbation,
         error=row.get("error", ""),
+        strength=strength,
+        strength_weights=weights,
+        strength_held=held,
     )
