@@ -24,6 +24,7 @@ from engine.gripper.presets import DEFAULT_GRIPPER, GRIPPERS
 
 if TYPE_CHECKING:
     from engine.analytic.result import ModelResult
+    from engine.grasp.grasp import Grasp
     from engine.scene.resting import RestingObject
 
 RESULT_COLUMNS = (
@@ -68,6 +69,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "found for",
     )
     schema.add_arguments(group, AnalyticParams)
+    p.add_argument(
+        "--measured",
+        action="store_true",
+        help="also simulate the nominal grasp with the gripper's settings and --disturb down, "
+        "and give the margin IPC measured beside the models' ((pull down at slip + weight) / "
+        "weight, as model 'ipc_measured'; a grasp that does not lift measures 0)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per model")
     p.add_argument("--out", help="also write one CSV row per model to this file")
     p.add_argument("--force", action="store_true", help="replace an --out file that exists")
@@ -110,12 +118,17 @@ def run(args: argparse.Namespace) -> int:
     sim = SimulationParams.for_gripper(args.gripper, open_width_m=params.open_width_m, mu=params.mu)
     grasp = grasp_from_args(args, obj, sim)
     results = analyze_grasp(obj, grasp, params, models, samples, args.seed, explain=True)
+    measured = _measure(obj, grasp, sim) if args.measured else None
     if args.json:
         for r in results:
             why = {k: r.details[k] for k in EXPLAINED if k in r.details}
             print(json.dumps({**r.as_json(), **_finite(why)}), flush=True)
+        if measured is not None:
+            print(json.dumps(_finite(measured)), flush=True)
     else:
         _print_table(results, obj, params)
+        if measured is not None:
+            print(measured["text"])
     if args.out:
         context = context_columns(
             mesh.source, mesh.sha256, args.stable_pose, grasp, params, args.seed, mesh=mesh
@@ -126,7 +139,39 @@ def run(args: argparse.Namespace) -> int:
             for r in results:
                 data = r.as_json()
                 writer.writerow({**context, **{k: _csv(data.get(k)) for k in RESULT_COLUMNS}})
+            if measured is not None:
+                writer.writerow({**context, **{k: _csv(measured.get(k)) for k in RESULT_COLUMNS}})
     return 0
+
+
+def _measure(obj: RestingObject, grasp: Grasp, sim: SimulationParams) -> dict:
+    """The nominal grasp simulated with `--disturb down`: the margin IPC measured, in the
+    models' unit, as a row (model "ipc_measured") with a line of text."""
+    import dataclasses
+    import time
+
+    from engine.constants import GRAVITY_M_S2
+    from engine.grasp.strength import measured_margin
+    from engine.grasp.trials import TrialSpec, plan_trials, run_trial
+
+    start = time.perf_counter()
+    (planned,) = plan_trials(grasp, TrialSpec(1, 0))
+    r = run_trial(obj, planned, dataclasses.replace(sim, disturb="down"))
+    row: dict = {"model": "ipc_measured", "success": r.success, "reason": r.reason}
+    row["time_s"] = time.perf_counter() - start
+    if not r.success or "down" not in r.strength:
+        row["margin"] = 0.0
+        row["text"] = f"ipc_measured: did not lift ({r.reason}): measured margin 0"
+        return row
+    row["margin"] = measured_margin(r.strength_weights["down"])
+    row["strength_down"], row["grip_force"] = r.strength["down"], r.grip_force_n
+    held = " (still held at the ramp's cap: at least)" if r.strength_held else ""
+    row["text"] = (
+        f"ipc_measured: lifted; pulled down it left the grip at {r.strength['down']:.3g} N with "
+        f"{r.grip_force_n:.3g} N per jaw: measured margin {row['margin']:.3g}{held} "
+        f"((pull + weight {obj.mass_kg * GRAVITY_M_S2:.3g} N) / weight), {row['time_s']:.1f} s"
+    )
+    return row
 
 
 EXPLAINED = ("limit", "limit_text", "pull_margin", "moment_margin", "moment_nm")
