@@ -185,6 +185,15 @@ class PredictionsPanel(QWidget):
             "at (the gripper's, a force stop, or the force Ψ_th implies on this grasp)"
         )
         layout.addWidget(self.force_label)
+        self.measured_label = QLabel("")
+        self.measured_label.setWordWrap(True)
+        self.measured_label.setToolTip(
+            "The grip strength the last simulation of this grasp measured (Parameters > "
+            "Disturbance): the load on the held object at which it left the grip; pulled down, "
+            "as the models' margin (the multiple of its weight the grip holds)"
+        )
+        self.measured_label.setVisible(False)
+        layout.addWidget(self.measured_label)
         self.force_n = float("nan")  # the force of the results shown (N per jaw)
         cols = (
             "model",
@@ -231,6 +240,11 @@ class PredictionsPanel(QWidget):
         """The grip force the results about to be shown were computed with, and its source."""
         self.force_n = float(force_n)
         self.force_label.setText(f"Grip force: {text}")
+
+    def set_measured(self, text: str) -> None:
+        """The strength the simulator measured on this grasp ("" hides the line)."""
+        self.measured_label.setText(text)
+        self.measured_label.setVisible(bool(text))
 
     def set_pending(self) -> None:
         """Mark the predictions as being recomputed."""

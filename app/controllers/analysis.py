@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app.model import AppModel
-from app.model.grip import AnalyticForce
+from app.model.grip import AnalyticForce, measured_strength_text
 from app.workers.messages import Predictions
 
 if TYPE_CHECKING:  # the window wires these; importing them here would be circular
@@ -57,6 +57,7 @@ class AnalysisController(QObject):
     def request(self, check: bool = True) -> None:
         """Ask both processes (only the analysis one without `check`) about the current grasp
         (debounced there)."""
+        self.panel.set_measured(measured_strength_text(self.model.doc))
         d = self.model.doc
         if d is None:
             return
@@ -78,7 +79,9 @@ class AnalysisController(QObject):
 
     def on_force_changed(self) -> None:
         """Predict again when the grip force the models should use is no longer the one the
-        newest request used (the grasp is unchanged: no new check)."""
+        newest request used (the grasp is unchanged: no new check); show the strength the
+        run measured beside the models' margins."""
+        self.panel.set_measured(measured_strength_text(self.model.doc))
         d = self.model.doc
         if d is None or self.model.finding_default or self.force is None:
             return

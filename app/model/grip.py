@@ -185,3 +185,35 @@ def analytic_force(
     if implied is not None and implied > 0:
         return AnalyticForce(implied, "psi")
     return AnalyticForce(doc.analytic_force_n, "field")
+
+
+def measured_strength_text(doc: Document | None) -> str:
+    """The grip strength the document's finished run measured on the current grasp (its
+    nominal trial, with a Disturbance other than off), in the analytic models' unit beside
+    theirs: "Measured by IPC: margin 429 (pulled down, it left the grip at 12.6 N); along
+    40 N, ...". "" when there is none (no such run, or one made before an edit)."""
+    from engine.grasp.strength import DIRECTIONS, measured_margin, unit_of
+
+    if run_grip(doc) is None or doc is None or doc.run is None:
+        return ""
+    if doc.run.params.disturb == "off":
+        return ""
+    nominal = doc.run.trials.get(0)
+    r = None if nominal is None else nominal.result
+    if r is None:
+        return ""
+    if not r.success:
+        return f"Measured by IPC: margin 0 (the nominal trial did not lift: {r.reason})"
+    if not r.strength:
+        return "Measured by IPC: no strength (the disturbance test failed: see the log)"
+    held = set(filter(None, r.strength_held.split(";")))
+    parts = [
+        f"{d} {r.strength[d]:.3g} {unit_of(d)}" + (" (held at the cap)" if d in held else "")
+        for d in DIRECTIONS
+        if d in r.strength
+    ]
+    text = "Measured by IPC (nominal trial): "
+    if "down" in r.strength:
+        margin = measured_margin(r.strength_weights["down"])
+        text += f"margin {margin:.3g} ((pull down at slip + weight) / weight); "
+    return text + "the load it left the grip at: " + ", ".join(parts)
