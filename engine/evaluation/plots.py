@@ -133,6 +133,8 @@ def strength_plot(rows: Sequence[Agreement], path: str | Path, overwrite: bool =
     log-log, with the line where they agree and the rank correlation in the title; margins of
     0 (a model's "no", a grasp that did not lift) sit on the panel's left or bottom edge. An
     existing `path` is refused unless `overwrite`."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     if not rows:
         raise ParameterError("no model margins to plot against measured strengths")
     fig = _figure(3.2 * len(rows), 3.6)
@@ -149,6 +151,10 @@ def strength_plot(rows: Sequence[Agreement], path: str | Path, overwrite: bool =
         ax.set_yscale("log")
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
+        for axis in (ax.xaxis, ax.yaxis):  # 1, 2, 5 per decade: minor labels collide
+            axis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+            axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(f"{a.label} margin")
         if k == 0:
             ax.set_ylabel("measured margin (IPC)")
