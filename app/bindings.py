@@ -27,8 +27,8 @@ def bind_grasp_dock(model: AppModel, dock: GraspDock, editing: EditController) -
         ext = np.ptp(np.asarray(doc.obj.vertices), axis=0) * 1e3
         info = f"{ext[0]:.1f} x {ext[1]:.1f} x {ext[2]:.1f} mm, {doc.obj.mass_kg * 1e3:.3g} g"
         unit = "" if doc.unit in (None, "m") else f" (unit {doc.unit})"
-        poses = [p.probability for p in doc.poses]
-        dock.set_object(doc.display_name + unit, info, poses, doc.pose_index)
+        selected = doc.pose_choice_of(doc.pose_index)
+        dock.set_object(doc.display_name + unit, info, doc.pose_choices, selected)
 
     def on_document(doc: Document) -> None:
         object_info(doc)

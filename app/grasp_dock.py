@@ -6,7 +6,8 @@ import html
 import math
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -18,8 +19,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.model.pose_choices import PoseChoice
 from app.widgets.unit_spinbox import unit_spinbox
 from engine.grasp.grasp import Grasp
+
+THUMBNAIL_PX = 48
+
+
+def pose_thumbnail(silhouette: np.ndarray, scale_m: float, size: int = THUMBNAIL_PX) -> QPixmap:
+    """A side view of the object resting in a pose: `silhouette` (PoseChoice.silhouette,
+    metres) filled on a ground line, `scale_m` metres across the picture (the same for every
+    pose of an object, so a lying bottle looks lower than a standing one)."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    margin, ground = 3.0, size - 4.0
+    k = (size - 2 * margin) / max(scale_m, 1e-12)
+    path = QPainterPath()
+    path.setFillRule(Qt.FillRule.WindingFill)  # counter-clockwise triangles: their union
+    for tri in np.asarray(silhouette, dtype=np.float64):
+        path.addPolygon(QPolygonF([QPointF(size / 2 + k * x, ground - k * z) for x, z in tri]))
+        path.closeSubpath()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor("#4a6a8a"))
+    painter.drawPath(path)
+    painter.setPen(QPen(QColor("#555555"), 1.5))
+    painter.drawLine(QPointF(1.0, ground + 0.75), QPointF(size - 1.0, ground + 0.75))
+    painter.end()
+    return pixmap
 
 
 class GraspDock(QWidget):
@@ -45,9 +73,19 @@ class GraspDock(QWidget):
         form.addRow("Size, mass", self.info_label)
         self.pose_combo = QComboBox()
         self.pose_combo.setToolTip(
-            "Stable resting poses on the ground, most probable first (quasi-static drop "
-            "probability). Changing the pose resets the grasp to the default."
+            "How the object can rest on the ground, most probable first: a side view, the "
+            "probability of landing so (quasi-static drop) and the height and footprint. Poses "
+            "that differ only by a turn about the vertical are one line. 'as in the file': "
+            "the file's own orientation. The choice is remembered for the file; changing the "
+            "pose resets the grasp to the default."
         )
+        self.pose_combo.setIconSize(QSize(THUMBNAIL_PX, THUMBNAIL_PX))
+        # Closed, the combo keeps the dock narrow; its list shows whole descriptions.
+        self.pose_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.pose_combo.setMinimumContentsLength(16)
+        self.pose_combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
         form.addRow("Resting pose", self.pose_combo)
         outer.addWidget(obj)
 
@@ -109,9 +147,9 @@ class GraspDock(QWidget):
         self.default_button.clicked.connect(self.default_requested)
         self.gizmo_button.toggled.connect(self.gizmo_toggled)
 
-    def _on_pose(self, index: int) -> None:
-        if not self._updating and index >= 0:
-            self.pose_selected.emit(index)
+    def _on_pose(self, row: int) -> None:
+        if not self._updating and row >= 0:
+            self.pose_selected.emit(int(self.pose_combo.itemData(row)))
 
     def _on_field(self) -> None:
         if self._updating:
@@ -127,16 +165,31 @@ class GraspDock(QWidget):
         )
         self.grasp_edited.emit(g)
 
-    def set_object(self, name: str, info: str, poses: list[float], index: int) -> None:
-        """Show the object's name, size and mass, and its stable poses with probabilities."""
+    def set_object(
+        self, name: str, info: str, choices: list[PoseChoice], selected: int | None
+    ) -> None:
+        """Show the object's name, size and mass, and its pose list: one line per group of
+        look-alike poses (a side view, the probability, the description), the item's data its
+        stable-pose index; line `selected` is current (None: none)."""
         self._updating = True
         try:
             self.name_label.setText(name)
             self.info_label.setText(info)
             self.pose_combo.clear()
-            for k, prob in enumerate(poses):
-                self.pose_combo.addItem(f"pose {k}: {prob * 100:.1f} %")
-            self.pose_combo.setCurrentIndex(index)
+            pictures = [c.silhouette.reshape(-1, 2) for c in choices if c.silhouette.size]
+            scale = max((float(np.ptp(p, axis=0).max()) for p in pictures), default=1.0)
+            for c in choices:
+                icon = QIcon(pose_thumbnail(c.silhouette, scale))
+                text = f"{c.probability_text()}  {c.group.description()}"
+                self.pose_combo.addItem(icon, text, c.group.index)
+                n = len(c.group.members)
+                merged = f", merging {n} look-alike poses" if n > 1 else ""
+                self.pose_combo.setItemData(
+                    self.pose_combo.count() - 1,
+                    f"stable pose {c.group.index}{merged}",
+                    Qt.ItemDataRole.ToolTipRole,
+                )
+            self.pose_combo.setCurrentIndex(-1 if selected is None else selected)
         finally:
             self._updating = False
 

@@ -1,6 +1,6 @@
 """Persistent preferences (QSettings): recent files, window layout, dialogs not to show again,
 view choices (contact forces off / per point / per patch, how a compared run is drawn), the
-length unit and the body chosen for each mesh file opened."""
+length unit, the body and the resting pose chosen for each mesh file opened."""
 
 from __future__ import annotations
 
@@ -96,3 +96,23 @@ class FileChoice:
 # What is remembered per file: one declaration each.
 MESH_UNIT = FileChoice("mesh_units")  # length unit of a mesh file: "m", "cm", "mm", "inch"
 MESH_BODY = FileChoice("mesh_bodies")  # body of a file holding several: "0", "1", ... or "all"
+# Resting pose chosen for a mesh file: "index/count", its stable-pose index and how many
+# stable poses the object had (a changed file or another body has another count: ignored).
+MESH_POSE = FileChoice("mesh_poses")
+
+
+def remembered_pose(path: Path, n_poses: int) -> int | None:
+    """The stable pose the user chose for mesh file `path` before (app.settings.MESH_POSE),
+    None when none was, or when the file (or the body opened) now has another number of stable
+    poses: the index would name another pose."""
+    value = MESH_POSE.get(path)
+    try:
+        index, count = (int(v) for v in (value or "").split("/"))
+    except ValueError:
+        return None
+    return index if count == n_poses and 0 <= index < n_poses else None
+
+
+def remember_pose(path: Path, index: int, n_poses: int) -> None:
+    """Remember stable pose `index` (of `n_poses`) as the user's choice for mesh file `path`."""
+    MESH_POSE.set(path, f"{index}/{n_poses}")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QUndoStack
 
+from app import settings as app_settings
 from app.model import AppModel, EditState, provisional_default_grasp
 from app.model.events import Event
 from app.undo import StateCommand
@@ -133,7 +135,9 @@ class EditController:
 
     def set_stable_pose(self, index: int) -> None:
         """Rest the object in stable pose `index` with the default grasp (undoable; the
-        grasp is provisional until DefaultGraspController has found it in its worker)."""
+        grasp is provisional until DefaultGraspController has found it in its worker). The
+        user's choice is remembered for the mesh file (app.settings.MESH_POSE): it opens so
+        next time."""
         d = self.model.doc
         if d is None or index == d.pose_index:
             return
@@ -143,6 +147,8 @@ class EditController:
         grasp = provisional_default_grasp(obj, d.params)
         s = self.model.edit_state()
         self.push(replace(s, pose_index=index, grasp=grasp), f"rest on pose {index}")
+        if not d.mesh.source.startswith("builtin:") and Path(d.spec_text).is_file():
+            app_settings.remember_pose(Path(d.spec_text), index, len(d.poses))
 
     def default_grasp(self) -> None:
         """Put the engine's default grasp back (undoable; found in a worker process by

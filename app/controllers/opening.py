@@ -89,7 +89,7 @@ class OpenController:
 
     def open_path(
         self, path: str | Path, unit: str | None = None, ask_unit: bool = False,
-        ask_body: bool = False, pose_index: int = 0,
+        ask_body: bool = False, pose_index: int | None = None,
     ) -> bool:  # fmt: skip
         """Open a mesh file or a session; errors go to a dialog, never an exception.
 
@@ -99,8 +99,10 @@ class OpenController:
         otherwise (or with `ask_unit`) the user chooses it, with the unit its size suggests
         preselected. A file holding several bodies that do not overlap opens the body chosen
         for it before, else (or with `ask_body`) the user chooses one. Both choices are
-        remembered per file (app.settings.MESH_UNIT, MESH_BODY). The default grasp is found in
-        another worker process afterwards (DefaultGraspController)."""
+        remembered per file (app.settings.MESH_UNIT, MESH_BODY). The object rests in stable pose
+        `pose_index`, else the one the user chose for this file before (MESH_POSE), else the
+        most probable pose group's. The default grasp is found in another worker process
+        afterwards (DefaultGraspController)."""
         p = Path(path)
         if not self.confirm_discard("open another file"):
             return False
@@ -141,9 +143,17 @@ class OpenController:
             return self._refused(p, unit, answer)
         mesh, poses = cast("tuple[ObjectMesh, list[StablePose]]", answer.value)
         try:
-            doc = Document.open_object(str(p), unit, mesh=mesh, poses=poses, find_default=False)
-            if 0 < pose_index < len(doc.poses):  # the resting pose kept (another unit)
-                doc.set_pose(pose_index, find_default=False)
+            doc = Document.open_object(
+                str(p), unit, mesh=mesh, poses=poses, find_default=False,
+                choices=answer.pose_choices,
+            )  # fmt: skip
+            pose = (
+                app_settings.remembered_pose(p, len(doc.poses))
+                if pose_index is None
+                else pose_index
+            )
+            if pose is not None and 0 <= pose < len(doc.poses) and pose != doc.pose_index:
+                doc.set_pose(pose, find_default=False)  # kept (another unit) or chosen before
         except IpcGraspError as exc:
             self.ui.error("Cannot open the mesh", exc.render(setting_in_app_words))
             return False
@@ -266,7 +276,7 @@ class OpenController:
             "tuple[Session, ObjectMesh, str, list[StablePose]]", answer.value
         )
         try:
-            doc = Document.from_session(session, mesh, path, poses)
+            doc = Document.from_session(session, mesh, path, poses, answer.pose_choices)
         except IpcGraspError as exc:
             self.ui.error("Cannot open the session", str(exc))
             return False

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.model.pose_choices import PoseChoice, pose_choices
 from engine.analytic.ranking import default_grasp_for
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
@@ -69,6 +70,9 @@ class Document:
     # a later run replaces it there (a session holds one run).
     saved_run: Run | None = None
     version: int = 0  # bumps whenever the object changes (cache key for workers)
+    # The pose list: one choice per group of look-alike stable poses, most probable first
+    # (app.model.pose_choices; found with the poses, in the reading worker for files).
+    pose_choices: list[PoseChoice] = field(default_factory=list, repr=False)
 
     @classmethod
     def open_object(
@@ -80,23 +84,44 @@ class Document:
         body: str | None = None,
         find_default: bool = True,
         poses: list[StablePose] | None = None,
+        choices: list[PoseChoice] | None = None,
     ) -> Document:
-        """Load a mesh (or the built-in cube) resting in its most probable pose, with the
-        default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
+        """Load a mesh (or the built-in cube) resting in its most probable pose (the most
+        probable member of the most probable group of look-alike poses), with the default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
         With `find_default` False the grasp is a ProvisionalGrasp (milliseconds) that the
         caller replaces once a worker process has found the default (the app does this:
         finding it can take a second). `mesh` and its `poses` are the object read already (the
-        app reads files in a worker process). Raises MeshError/ParameterError/GraspError."""
+        app reads files in a worker process), `choices` their pose list (pose_choices).
+        Raises MeshError/ParameterError/GraspError."""
         mesh = mesh if mesh is not None else object_from_spec(spec_text, unit, body)
         params = params or SimulationParams()
         poses = poses if poses is not None else stable_poses(mesh)
-        obj = rest_object(mesh, 0, poses=poses)
+        choices = choices if choices is not None else pose_choices(mesh, poses)
+        index = choices[0].group.index if choices else 0
+        obj = rest_object(mesh, index, poses=poses)
         grasp = (
             safe_default_grasp(obj, params)
             if find_default
             else provisional_default_grasp(obj, params)
         )
-        return cls(spec_text, unit, mesh, poses, 0, None, obj, grasp, params, TrialSpec(1, 0))
+        return cls(
+            spec_text, unit, mesh, poses, index, None, obj, grasp, params, TrialSpec(1, 0),
+            pose_choices=choices,
+        )  # fmt: skip
+
+    @property
+    def default_pose(self) -> int:
+        """The stable pose a file opens in when none was chosen for it: the most probable
+        member of the most probable pose group (not pose 0: a bottle lying on its side has its
+        probability split over ~64 rolled facets)."""
+        return self.pose_choices[0].group.index if self.pose_choices else 0
+
+    def pose_choice_of(self, index: int) -> int | None:
+        """The position in the pose list of the group holding stable pose `index` (None: none)."""
+        for k, choice in enumerate(self.pose_choices):
+            if index in choice.group.members:
+                return k
+        return None
 
     @property
     def object_source(self) -> str:
@@ -185,12 +210,15 @@ class Document:
 
     @classmethod
     def from_session(
-        cls, session: Session, mesh: ObjectMesh, path: Path, poses: list[StablePose] | None = None
-    ) -> Document:
-        """A document from a loaded session and its resolved mesh (and the mesh's stable poses,
-        when they were found already)."""
+        cls, session: Session, mesh: ObjectMesh, path: Path, poses: list[StablePose] | None = None,
+        choices: list[PoseChoice] | None = None,
+    ) -> Document:  # fmt: skip
+        """A document from a loaded session and its resolved mesh (and the mesh's stable poses
+        and pose list, when they were found already). The session's pose is a stable-pose
+        index, whichever member of its group it is."""
         spec_text = session.object_source.removeprefix("builtin:")
         poses = poses if poses is not None else stable_poses(mesh)
+        choices = choices if choices is not None else pose_choices(mesh, poses)
         index = min(max(session.stable_pose, 0), len(poses) - 1)
         density = None if mesh.source.startswith("builtin:") else session.density_kg_m3
         if not np.isfinite(session.density_kg_m3):
@@ -198,7 +226,7 @@ class Document:
         obj = rest_object(mesh, index, density_kg_m3=density, poses=poses)
         doc = cls(
             spec_text, session.object_unit, mesh, poses, index, density, obj, session.grasp,
-            session.params, session.spec,
+            session.params, session.spec, pose_choices=choices,
         )  # fmt: skip
         doc.analytic_force_n = float(session.extras.get("analytic_force_n", 0.2))
         if session.trials:

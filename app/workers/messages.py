@@ -216,7 +216,9 @@ class ObjectRead:
     (Session, ObjectMesh, note, [StablePose]) for a session, a DataSet for a data set; None
     with `error` (the engine's exception, with its settings) when it could not be read.
     `extents` is the file's size in its own units when it was measured; `ask_outside` a file
-    outside a session's folder the user must allow or refuse first."""
+    outside a session's folder the user must allow or refuse first. `pose_choices` is the
+    read object's pose list (app.model.pose_choices.PoseChoice, one per group of look-alike
+    stable poses) for a mesh or a session."""
 
     request: int
     value: object = None
@@ -224,3 +226,4 @@ class ObjectRead:
     extents: tuple[float, float, float] | None = None
     ask_outside: str | None = None
     seconds: float = 0.0
+    pose_choices: list | None = None

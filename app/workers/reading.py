@@ -35,7 +35,10 @@ def _read_object(job: ReadObjectJob) -> ObjectRead:
     except ObjectSizeError as exc:
         # The front end offers the units: it shows the size in each, from the file's own.
         return ObjectRead(job.request, error=exc, extents=mesh_file_extents(job.spec_text))
-    return ObjectRead(job.request, (mesh, stable_poses(mesh)))
+    from app.model.pose_choices import pose_choices
+
+    poses = stable_poses(mesh)
+    return ObjectRead(job.request, (mesh, poses), pose_choices=pose_choices(mesh, poses))
 
 
 def _read_session(job: ReadSessionJob) -> ObjectRead:
@@ -54,7 +57,11 @@ def _read_session(job: ReadSessionJob) -> ObjectRead:
         mesh, note = resolve_object(session, job.path, allow_outside=consent)
     except _AskFirst as ask:
         return ObjectRead(job.request, ask_outside=str(ask.path))
-    return ObjectRead(job.request, (session, mesh, note, stable_poses(mesh)))
+    from app.model.pose_choices import pose_choices
+
+    poses = stable_poses(mesh)
+    choices = pose_choices(mesh, poses)
+    return ObjectRead(job.request, (session, mesh, note, poses), pose_choices=choices)
 
 
 def _read_data_set(job: ReadDataSetJob) -> ObjectRead:

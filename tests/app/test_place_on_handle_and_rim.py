@@ -45,10 +45,10 @@ def _open_upright(window, path, view) -> tuple[trimesh.Trimesh, np.ndarray]:
     and its vertical axis' point on the ground."""
     assert window.opening.open_path(path)
     d = window.doc
-    for k in range(len(d.poses)):
+    for k in range(len(d.poses)):  # it opens in the most probable pose group's pose
+        window.editing.set_stable_pose(k)
         if _foot(np.asarray(window.doc.obj.vertices))[1]:
             break
-        window.editing.set_stable_pose(k + 1)
     vertices = np.asarray(window.doc.obj.vertices)
     axis_point, upright = _foot(vertices)
     assert upright

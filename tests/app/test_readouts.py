@@ -69,15 +69,18 @@ def test_reopen_with_another_unit_keeps_the_resting_pose(window, qtbot, tmp_path
     _answer_unit_dialog(window, [], seen)
     assert window.opening.open_path(path)
     assert window.doc.unit == "mm"
-    last = len(window.doc.poses) - 1
-    window.grasp_dock.pose_combo.setCurrentIndex(last)
+    combo = window.grasp_dock.pose_combo
+    row = combo.count() - 1  # the least probable pose: on its end
+    last = combo.itemData(row)  # the stable-pose index the line rests the bar in
+    assert last != window.doc.pose_index
+    combo.setCurrentIndex(row)
     assert window.doc.pose_index == last
     height = float(np.ptp(window.doc.obj.vertices[:, 2]))
     _answer_unit_dialog(window, [Qt.Key.Key_Up], seen)  # centimetres, one up the list
     window.menus.reopen_unit_action.trigger()
     assert window.doc.unit == "cm"
     assert window.doc.pose_index == last
-    assert window.grasp_dock.pose_combo.currentIndex() == last
+    assert combo.currentIndex() == row and combo.itemData(row) == last
     assert float(np.ptp(window.doc.obj.vertices[:, 2])) == pytest.approx(10 * height, rel=1e-6)
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=180_000)
 
