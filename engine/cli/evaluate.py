@@ -188,11 +188,23 @@ def run(args: argparse.Namespace) -> int:
 def _strength(prog: str, rows: list[dict[str, str]], plot: str | None, force: bool) -> bool:
     """Print the models' margins against the measured strength when the rows carry one (and
     write the scatter plot); whether they did."""
-    from engine.evaluation.strength_agreement import agreement_table, agreements
+    from engine.evaluation.strength_agreement import (
+        NOT_LIFTED,
+        agreement_table,
+        agreements,
+        measured_strengths,
+    )
 
     found = agreements(rows)
     if not found:
         if plot:
+            measured = measured_strengths(rows)
+            if measured and not any(m.margin != NOT_LIFTED for m in measured.values()):
+                raise ParameterError(
+                    f"--strength-plot: none of the {len(measured)} IPC trials in the rows "
+                    "lifted its object, so none measured a strength: choose grasps that hold "
+                    "(a stronger gripper, another resting pose) and run the batch again"
+                )
             raise ParameterError(
                 "--strength-plot needs IPC rows with a measured strength and analytic model "
                 "rows for the same grasps: run the batch with --disturb down (or all) and "
