@@ -323,7 +323,7 @@ class OpenController:
             else "; F5 simulates, a right-click places the grasp, F1 lists the keys"
         )
         self._status(
-            f"opened {label}: {len(doc.mesh.vertices)} vertices, {len(doc.poses)} stable poses"
+            f"opened {label}: {len(doc.mesh.vertices)} vertices, {len(doc.pose_choices)} resting poses"
             + next_step
         )
         return True

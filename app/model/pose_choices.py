@@ -51,7 +51,8 @@ def pose_choices(mesh: ObjectMesh, poses: list[StablePose]) -> list[PoseChoice]:
     groups = pose_groups(mesh, poses)
     vertices = np.asarray(mesh.vertices, dtype=np.float64)
     faces = np.asarray(mesh.faces, dtype=np.int64)
-    hull = np.asarray(mesh.to_trimesh().convex_hull.vertices, dtype=np.float64)
+    # What picks the view direction: at most VIEW_POINTS vertices (every k-th of a fine mesh).
+    hull = vertices[:: max(1, len(vertices) // VIEW_POINTS)]
     return [
         PoseChoice(g, side_view(vertices, faces, poses[g.index].transform[:3, :3], hull))
         for g in groups
@@ -61,14 +62,18 @@ def pose_choices(mesh: ObjectMesh, poses: list[StablePose]) -> list[PoseChoice]:
 VIEW_DIRECTIONS = 12
 """Horizontal directions tried for the side view (every 180 / 12 = 15 degrees)."""
 
+VIEW_POINTS = 4000
+"""At most this many of the mesh's vertices choose the side view's direction (its convex
+hull's area seen from each direction; a 300k-face scan's hull took seconds)."""
+
 
 def side_view(
     vertices: np.ndarray, faces: np.ndarray, rotation: np.ndarray, hull: np.ndarray
 ) -> np.ndarray:
     """The triangles of the object rotated by `rotation` (mesh -> resting frame) seen from the
     side that shows the most of it: projected on the vertical plane, among VIEW_DIRECTIONS
-    through the footprint's longer principal axis, on which the convex hull (`hull`, its
-    vertices in the mesh frame) covers the largest area (a lying mug is seen along its length,
+    through the footprint's longer principal axis, on which the convex hull of `hull` (points
+    of the object, mesh frame) covers the largest area (a lying mug is seen along its length,
     a standing one with its handle in profile)."""
     r = np.asarray(rotation, dtype=np.float64)
     h = hull @ r.T
