@@ -201,7 +201,7 @@ class PredictionsPanel(QWidget):
             "margin s*",
             "robustness",
             "95 % interval",
-            "reason",
+            "reason, or what limits it",
             "time (s)",
         )
         # One row per model of app.workers.analysis.prediction_models (engine.analytic.registry:
@@ -283,7 +283,10 @@ class PredictionsPanel(QWidget):
             lo, hi = r.robustness_ci
             ci = "" if not math.isfinite(lo) else f"[{lo:.2f}, {hi:.2f}] (n={r.samples})"
             self.table.setItem(row, 4, _item(ci))
-            self.table.setItem(row, 5, _item(r.reason, r.reason))
+            # Why it says no, or which part of the load runs out first (engine.analytic.
+            # load_limits: the weight's pull through the grasp centre or gravity's moment).
+            why = r.reason or str(r.details.get("limit_text", ""))
+            self.table.setItem(row, 5, _item(why, why))
             self.table.setItem(row, 6, _item(_fmt(float(r.time_s), ".2f")))
         what = (
             "nominal pose; robustness running…"

@@ -101,7 +101,11 @@ def _predict(job: AnalysisJob, obj: RestingObject, inbox: Any, outbox: Any) -> N
             if stage == "robust" and not inbox.empty():
                 return  # the user has moved on; answer the newer request instead
             results = (
-                list(analyze_grasp(obj, job.grasp, aparams, analytic, samples, job.seed))
+                list(
+                    analyze_grasp(
+                        obj, job.grasp, aparams, analytic, samples, job.seed, explain=True
+                    )
+                )
                 if analytic
                 else []
             )
