@@ -24,6 +24,12 @@ from app.widgets.unit_spinbox import unit_spinbox
 from engine.grasp.grasp import Grasp
 
 THUMBNAIL_PX = 48
+POSE_LIST_TIP = (
+    "How the object can rest on the ground, most probable first: a side view, the probability "
+    "of landing so (quasi-static drop) and the height and footprint. Poses that differ only by "
+    "a turn about the vertical are one line. 'as in the file': the file's own orientation. The "
+    "choice is remembered for the file; changing the pose resets the grasp to the default."
+)
 
 
 def pose_thumbnail(silhouette: np.ndarray, scale_m: float, size: int = THUMBNAIL_PX) -> QPixmap:
@@ -72,13 +78,8 @@ class GraspDock(QWidget):
         self.info_label = QLabel("")
         form.addRow("Size, mass", self.info_label)
         self.pose_combo = QComboBox()
-        self.pose_combo.setToolTip(
-            "How the object can rest on the ground, most probable first: a side view, the "
-            "probability of landing so (quasi-static drop) and the height and footprint. Poses "
-            "that differ only by a turn about the vertical are one line. 'as in the file': "
-            "the file's own orientation. The choice is remembered for the file; changing the "
-            "pose resets the grasp to the default."
-        )
+        self.pose_combo.currentIndexChanged.connect(self._show_pose_tip)
+        self._show_pose_tip(-1)
         self.pose_combo.setIconSize(QSize(THUMBNAIL_PX, THUMBNAIL_PX))
         # Closed, the combo keeps the dock narrow; its list shows whole descriptions.
         self.pose_combo.setSizeAdjustPolicy(
@@ -146,6 +147,12 @@ class GraspDock(QWidget):
             s.valueChanged.connect(self._on_field)
         self.default_button.clicked.connect(self.default_requested)
         self.gizmo_button.toggled.connect(self.gizmo_toggled)
+
+    def _show_pose_tip(self, row: int) -> None:
+        """The closed list's tooltip: the whole current line (the dock may cut it), then what
+        the list is."""
+        line = self.pose_combo.itemText(row) if row >= 0 else ""
+        self.pose_combo.setToolTip((f"{line}\n\n" if line else "") + POSE_LIST_TIP)
 
     def _on_pose(self, row: int) -> None:
         if not self._updating and row >= 0:

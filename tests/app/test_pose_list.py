@@ -37,6 +37,7 @@ def test_a_bottle_saved_lying_lists_two_or_three_poses_and_remembers_the_choice(
     assert combo.currentIndex() == 0 and doc.pose_index == first.index
     assert [combo.itemData(k) for k in range(combo.count())] == [c.group.index for c in choices]
     assert not combo.itemIcon(0).isNull()
+    assert combo.toolTip().startswith(text)  # the whole line, which the dock may cut
     qtbot.waitUntil(lambda: not window.model.finding_default, timeout=SEARCH_TIMEOUT_MS)
 
     combo.setFocus()
