@@ -242,11 +242,13 @@ def choose_bodies(
     where: str,
     changes: list[str],
     close: Closer | None = None,
+    listed: list[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """The vertices and faces of the bodies kept, and which were kept ("", "all", "K of N" or
     "merged N"); each change (fragments removed, bodies merged, a body chosen) is added to
     `changes`. `close(vertices, faces)` fills an open body's holes (returning the vertices with
-    any added and the body's closed faces) before a union needs it closed."""
+    any added and the body's closed faces) before a union needs it closed. When bodies are
+    merged, `listed` gets their descriptions (what `body` K would choose instead)."""
     pieces = _split(vertices, faces, where)
     largest = max(p.volume_m3 for p in pieces)
     if not largest > 0:
@@ -254,8 +256,11 @@ def choose_bodies(
         return vertices, faces, ""
     bodies = _without_fragments(vertices, pieces, largest, changes)
     if len(bodies) > 1 and not isinstance(body, int):
+        lines = _body_lines(vertices, bodies, MAX_LISTED_BODIES)
         merged = _merged(vertices, bodies, body, where, changes, close)
         if merged is not None:
+            if listed is not None:
+                listed[:] = lines
             return merged
     chosen = ""
     if len(bodies) > 1:

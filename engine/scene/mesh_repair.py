@@ -49,11 +49,14 @@ class MeshRepair:
     """What loading changed in a mesh: one line per kind of change, and the body kept.
 
     `body` is "" when the file holds one body, "all" when separate bodies are kept as one rigid
-    object, or "K of N" when body K of N was chosen.
+    object, "merged N" when N overlapping bodies were merged into one, or "K of N" when body K
+    of N was chosen. `bodies` describes the file's bodies when they were merged (largest
+    first, "body 0: 36 cm^3, ..."), so a front end can offer one of them instead.
     """
 
     changes: tuple[str, ...] = ()
     body: str = ""
+    bodies: tuple[str, ...] = ()
 
     @property
     def body_option(self) -> str:
@@ -71,7 +74,10 @@ class MeshRepair:
 
     def to_dict(self) -> dict[str, object]:
         """Plain data for sessions."""
-        return {"changes": list(self.changes), "body": self.body}
+        data: dict[str, object] = {"changes": list(self.changes), "body": self.body}
+        if self.bodies:
+            data["bodies"] = list(self.bodies)
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> MeshRepair:
@@ -84,7 +90,10 @@ class MeshRepair:
             raise ParameterError("a mesh repair record's 'changes' must be a list of text")
         if not isinstance(body, str):
             raise ParameterError("a mesh repair record's 'body' must be text")
-        return cls(tuple(changes), body)
+        bodies = data.get("bodies", [])
+        if not isinstance(bodies, list) or not all(isinstance(b, str) for b in bodies):
+            raise ParameterError("a mesh repair record's 'bodies' must be a list of text")
+        return cls(tuple(changes), body, tuple(bodies))
 
 
 NO_REPAIR = MeshRepair()
@@ -277,6 +286,7 @@ def repair_mesh(
     if f.min() < 0 or f.max() >= len(v):
         raise MeshError(f"{where} has faces that index missing vertices: the file is damaged")
     changes: list[str] = []
+    listed: list[str] = []
     v, f = _merge_vertices(v, f, indexed, changes)
     f = _drop_bad_faces(v, f, changes)
     if len(f) == 0:
@@ -288,6 +298,7 @@ def repair_mesh(
         where,
         changes,
         close=lambda v, f, buried: _fill_holes(v, f, where, changes, buried),
+        listed=listed,
     )
     # Compact to the kept faces' vertices.
     ids, compact = np.unique(f, return_inverse=True)
@@ -301,4 +312,4 @@ def repair_mesh(
             f"{where} encloses zero or negative volume ({volume:.3g} m^3) even after fixing the "
             "face orientation: it is flat or inside-out; export a solid, closed object"
         )
-    return v, f, MeshRepair(tuple(changes), chosen)
+    return v, f, MeshRepair(tuple(changes), chosen, tuple(listed))

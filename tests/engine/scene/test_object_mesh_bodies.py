@@ -10,6 +10,7 @@ import pytest
 import trimesh
 
 from engine.errors import IpcGraspError, MeshError
+from engine.scene.mesh_repair import MeshRepair
 from engine.scene.object_mesh import load_object_mesh, object_from_spec
 
 
@@ -43,8 +44,13 @@ def test_two_overlapping_bodies_merge_into_one_solid_and_say_so(tmp_path):
         "merged 2 overlapping bodies into one solid by a boolean union (42 cm^3; their volumes "
         "summed to 54 cm^3)" in mesh.repair.changes
     )
-    # One of them alone is still a choice (K indexes the separate surfaces, largest first).
+    # One of them alone is still a choice (K indexes the separate surfaces, largest first),
+    # and the repair lists them for a front end to offer.
+    assert [b.split(":")[0] for b in mesh.repair.bodies] == ["body 0", "body 1"]
+    assert "27 cm^3" in mesh.repair.bodies[1]
     assert load_object_mesh(path, body=1).to_trimesh().volume == pytest.approx(27e-6)
+    assert load_object_mesh(path, body=1).repair.bodies == ()
+    assert MeshRepair.from_dict(mesh.repair.to_dict()) == mesh.repair  # sessions keep them
 
 
 def test_a_cup_and_its_handle_exported_as_two_bodies_open_as_one_mug(tmp_path):
