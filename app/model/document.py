@@ -29,6 +29,12 @@ def build_pad(params: SimulationParams) -> PadMesh:
     return mesh_pad(pad_outline(params.pad), params.pad_edge_length_m, params.pad_layers)
 
 
+AS_IN_FILE_MIN = 0.01
+"""The least probability at which the file's own orientation is where a file opens: whoever
+saved it standing meant it standing; an orientation it would hardly ever land in (a ball
+balanced on a facet) is not a resting pose worth opening in."""
+
+
 @dataclass
 class Run:
     """One Simulate press: the inputs it used and one record per trial."""
@@ -111,10 +117,17 @@ class Document:
 
     @property
     def default_pose(self) -> int:
-        """The stable pose a file opens in when none was chosen for it: the most probable
-        member of the most probable pose group (not pose 0: a bottle lying on its side has its
-        probability split over ~64 rolled facets)."""
-        return self.pose_choices[0].group.index if self.pose_choices else 0
+        """The stable pose a file opens in when none was chosen for it: the file's own
+        orientation when it is a stable pose of at least AS_IN_FILE_MIN probability (a mug
+        saved standing opens standing, though lying on its side is likelier), else the most
+        probable member of the most probable pose group (not pose 0: a bottle lying on its
+        side has its probability split over ~64 rolled facets)."""
+        if not self.pose_choices:
+            return 0
+        for choice in self.pose_choices:
+            if choice.group.as_in_file and choice.group.probability >= AS_IN_FILE_MIN:
+                return choice.group.index
+        return self.pose_choices[0].group.index
 
     def pose_choice_of(self, index: int) -> int | None:
         """The position in the pose list of the group holding stable pose `index` (None: none)."""

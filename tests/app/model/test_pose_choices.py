@@ -57,3 +57,19 @@ def test_a_mug_standing_and_lying_have_side_views_of_other_shapes(tmp_path):
     assert all(len(c.silhouette) > 0 for c in choices)
     rare = PoseChoice(replace(lying.group, probability=4e-4), lying.silhouette)
     assert rare.probability_text() == "< 0.1 %"
+
+
+def test_a_mug_saved_standing_opens_standing_though_lying_is_likelier(tmp_path):
+    """The file's own orientation is where it opens when it is a stable pose (at least 1 %):
+    whoever saved the mug standing meant it standing, though a dropped mug lands on its side
+    more often (the list's first line)."""
+    path = str(mug(tmp_path / "mug.stl"))
+    answer = read(ReadObjectJob(1, path))
+    mesh, poses = answer.value
+    choices = answer.pose_choices
+    standing = next(c.group for c in choices if c.group.as_in_file)
+    assert choices[0].group.probability > standing.probability >= 0.01
+    doc = Document.open_object(path, mesh=mesh, poses=poses, find_default=False, choices=choices)
+    assert doc.default_pose == standing.index  # what File > Open rests it in
+    doc.set_pose(doc.default_pose, find_default=False)
+    assert float(np.ptp(doc.obj.vertices[:, 2])) > 0.115  # 120 mm high: standing
