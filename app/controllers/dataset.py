@@ -203,6 +203,7 @@ class DataSetController(QObject):
                     body=obj.body,
                     find_default=False,
                     poses=obj.poses or None,
+                    choices=obj.choices or None,
                 )
                 # Opened at the grasp: no default grasp to find, no second edit.
                 p = placement(obj, g, doc)

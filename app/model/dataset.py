@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.model.pose_choices import PoseChoice, pose_choices
 from engine.errors import ParameterError
 from engine.grasp.grasp import Grasp
 from engine.scene.object_mesh import ObjectMesh, object_from_spec
@@ -141,6 +142,8 @@ class DataSetObject:
     hull: np.ndarray  # convex hull vertices, mesh frame (extents and the lowest point)
     # The mesh's stable poses (found once, where the data set is read: a worker process).
     poses: list[StablePose] = field(default_factory=list, repr=False)
+    # Their pose list (app.model.pose_choices), found there too: a scan's takes seconds.
+    choices: list[PoseChoice] = field(default_factory=list, repr=False)
     # REACH placements met so far: rotation bytes -> the object resting so (mass irrelevant).
     reach_rests: dict[bytes, RestingObject] = field(default_factory=dict, repr=False)
 
@@ -153,6 +156,7 @@ class DataSetObject:
         hull = np.asarray(tm.convex_hull.vertices, dtype=float)
         obj = cls(key, spec_text, unit, body, mesh, [], com, hull, stable_poses(mesh))
         obj.stable_transforms = [obj.rest_transform(p.transform) for p in obj.poses]
+        obj.choices = pose_choices(mesh, obj.poses)
         return obj
 
     def rest_transform(self, placed: np.ndarray) -> np.ndarray:

@@ -35,6 +35,15 @@ saved it standing meant it standing; an orientation it would hardly ever land in
 balanced on a facet) is not a resting pose worth opening in."""
 
 
+def default_pose_of(choices: list[PoseChoice]) -> int:
+    """The stable pose of the file's own orientation when it is one of at least AS_IN_FILE_MIN
+    probability, else of the most probable group (Document.default_pose)."""
+    for choice in choices:
+        if choice.group.as_in_file and choice.group.probability >= AS_IN_FILE_MIN:
+            return choice.group.index
+    return choices[0].group.index if choices else 0
+
+
 @dataclass
 class Run:
     """One Simulate press: the inputs it used and one record per trial."""
@@ -92,8 +101,9 @@ class Document:
         poses: list[StablePose] | None = None,
         choices: list[PoseChoice] | None = None,
     ) -> Document:
-        """Load a mesh (or the built-in cube) resting in its most probable pose (the most
-        probable member of the most probable group of look-alike poses), with the default grasp; `body` chooses among several bodies in the file (engine.scene.mesh_repair).
+        """Load a mesh (or the built-in cube) resting in its default pose (default_pose_of: as
+        saved, else the most probable group of look-alike poses), with the default grasp;
+        `body` chooses among several bodies in the file (engine.scene.mesh_repair).
         With `find_default` False the grasp is a ProvisionalGrasp (milliseconds) that the
         caller replaces once a worker process has found the default (the app does this:
         finding it can take a second). `mesh` and its `poses` are the object read already (the
@@ -103,7 +113,7 @@ class Document:
         params = params or SimulationParams()
         poses = poses if poses is not None else stable_poses(mesh)
         choices = choices if choices is not None else pose_choices(mesh, poses)
-        index = choices[0].group.index if choices else 0
+        index = default_pose_of(choices)
         obj = rest_object(mesh, index, poses=poses)
         grasp = (
             safe_default_grasp(obj, params)
@@ -122,12 +132,7 @@ class Document:
         saved standing opens standing, though lying on its side is likelier), else the most
         probable member of the most probable pose group (not pose 0: a bottle lying on its
         side has its probability split over ~64 rolled facets)."""
-        if not self.pose_choices:
-            return 0
-        for choice in self.pose_choices:
-            if choice.group.as_in_file and choice.group.probability >= AS_IN_FILE_MIN:
-                return choice.group.index
-        return self.pose_choices[0].group.index
+        return default_pose_of(self.pose_choices)
 
     def pose_choice_of(self, index: int) -> int | None:
         """The position in the pose list of the group holding stable pose `index` (None: none)."""

@@ -21,6 +21,7 @@ def _forbid_reading_here(monkeypatch) -> None:
     for module in (document, dataset_model):
         monkeypatch.setattr(module, "object_from_spec", here)
         monkeypatch.setattr(module, "stable_poses", here)
+        monkeypatch.setattr(module, "pose_choices", here)  # the pose list: seconds on a scan
 
 
 def test_a_mesh_opens_from_the_worker_with_the_window_live(window, monkeypatch, tmp_path):

@@ -70,6 +70,5 @@ def test_a_mug_saved_standing_opens_standing_though_lying_is_likelier(tmp_path):
     standing = next(c.group for c in choices if c.group.as_in_file)
     assert choices[0].group.probability > standing.probability >= 0.01
     doc = Document.open_object(path, mesh=mesh, poses=poses, find_default=False, choices=choices)
-    assert doc.default_pose == standing.index  # what File > Open rests it in
-    doc.set_pose(doc.default_pose, find_default=False)
+    assert doc.pose_index == doc.default_pose == standing.index
     assert float(np.ptp(doc.obj.vertices[:, 2])) > 0.115  # 120 mm high: standing
