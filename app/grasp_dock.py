@@ -77,16 +77,8 @@ class GraspDock(QWidget):
         form.addRow("Name", self.name_label)
         self.info_label = QLabel("")
         form.addRow("Size, mass", self.info_label)
-        self.pose_combo = QComboBox()
-        self.pose_combo.currentIndexChanged.connect(self._show_pose_tip)
+        self.pose_combo = self._pose_combo()
         self._show_pose_tip(-1)
-        self.pose_combo.setIconSize(QSize(THUMBNAIL_PX, THUMBNAIL_PX))
-        # Closed, the combo keeps the dock narrow; its list shows whole descriptions.
-        self.pose_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.pose_combo.setMinimumContentsLength(16)
-        self.pose_combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
         form.addRow("Resting pose", self.pose_combo)
         outer.addWidget(obj)
 
@@ -147,6 +139,17 @@ class GraspDock(QWidget):
             s.valueChanged.connect(self._on_field)
         self.default_button.clicked.connect(self.default_requested)
         self.gizmo_button.toggled.connect(self.gizmo_toggled)
+
+    def _pose_combo(self) -> QComboBox:
+        """The resting-pose list: a thumbnail per line; closed, it keeps the dock narrow,
+        open, its list shows whole descriptions."""
+        combo = QComboBox()
+        combo.currentIndexChanged.connect(self._show_pose_tip)
+        combo.setIconSize(QSize(THUMBNAIL_PX, THUMBNAIL_PX))
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(16)
+        combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+        return combo
 
     def _show_pose_tip(self, row: int) -> None:
         """The closed list's tooltip: the whole current line (the dock may cut it), then what

@@ -125,12 +125,27 @@ class Feedback:
         index = max(0, [u for u, _ in choices].index(suggested))
         return self._choose("Mesh units", text, choices, index, "unit_dialog")
 
+    MERGED = "merged"
+    """choose_body's answer for overlapping bodies kept merged into one solid."""
+
     def choose_body(
-        self, file_name: str, bodies: list[str], current: str | None = None
+        self, file_name: str, bodies: list[str], current: str | None = None, merged: bool = False
     ) -> str | None:
         """Ask which body of `file_name` to open: "0", "1", ... (the `bodies` lines, largest
-        first) or "all" (one rigid object), `current` (the body open now) preselected. None if
+        first) or "all" (one rigid object), `current` (the body open now) preselected. With
+        `merged` the bodies overlap and open merged into one solid: MERGED keeps that. None if
         cancelled."""
+        if merged:
+            text = (
+                f"{file_name} holds {len(bodies)} bodies that overlap (a part exported as "
+                "pieces): they open merged into one solid, their boolean union. Keep that, or "
+                "choose one body alone."
+            )
+            choices = [(self.MERGED, f"all {len(bodies)} merged into one solid")]
+            choices += [(str(k), line) for k, line in enumerate(bodies)]
+            keys = [key for key, _ in choices]
+            index = keys.index(current) if current in keys else 0
+            return self._choose("Overlapping bodies", text, choices, index, "body_dialog")
         text = (
             f"{file_name} holds {len(bodies)} separate bodies. Nothing joins them, so choose "
             "the one to grasp (or keep them together as one rigid object)."

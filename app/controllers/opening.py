@@ -19,6 +19,7 @@ from app.controllers.sessions import SESSION_FILTER
 from app.model import AppModel, Document
 from app.model.app_model import success_summary
 from app.reading_client import ReadingClient
+from app.ui import Feedback
 from app.workers.messages import ObjectRead, ReadObjectJob, ReadSessionJob
 from engine.errors import IpcGraspError
 from engine.io.session import ARRAYS_SUFFIX, NEXT_ARRAYS_SUFFIX, Session
@@ -35,10 +36,10 @@ from engine.scene.resting import StablePose
 if TYPE_CHECKING:  # the window wires these; importing them here would be circular
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
-    from app.ui import Feedback
     from app.viewport import Viewport
 
 log = logging.getLogger(__name__)
+MERGED = Feedback.MERGED
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.glb)"
 
 
@@ -108,39 +109,10 @@ class OpenController:
             return False
         if p.name.endswith((".json", ARRAYS_SUFFIX, NEXT_ARRAYS_SUFFIX)):
             return self.open_session(p)
-        if unit is None and not ask_unit:
-            unit = app_settings.MESH_UNIT.get(p)
-        reading = f"Reading {p.name}"
-        if ask_unit:
-            answer = self.reader.read(ReadObjectJob(0, str(p), extents_only=True), reading)
-            if answer is None or answer.extents is None:
-                return self._refused(p, unit, answer)
-            unit = self._ask_unit(p, answer.extents)
-            if unit is None:
-                return self._cancelled(p)
-        body = None if ask_body else app_settings.MESH_BODY.get(p)
-        answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
-        if body is not None and answer is not None and _names_body(answer.error):
-            body = None  # the file has changed since the body was chosen: ask again
-            answer = self.reader.read(ReadObjectJob(0, str(p), unit, None), reading)
-        if (
-            answer is not None
-            and isinstance(answer.error, ObjectSizeError)
-            and unit is None
-            and answer.extents is not None
-        ):
-            unit = self._ask_unit(p, answer.extents)  # not graspable in metres: which unit?
-            if unit is None:
-                return self._cancelled(p)
-            answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
-        if answer is not None and isinstance(answer.error, SeveralBodiesError):
-            bodies = [b for b in answer.error.bodies if b.startswith("body ")]
-            body = self.ui.choose_body(p.name, bodies, self._open_body(p))
-            if body is None:
-                return self._cancelled(p)
-            answer = self.reader.read(ReadObjectJob(0, str(p), unit, body), reading)
-        if answer is None or answer.value is None:
-            return self._refused(p, unit, answer)
+        got = self._read_mesh(p, unit, ask_unit, ask_body)
+        if got is None:
+            return False
+        answer, unit, body = got
         mesh, poses = cast("tuple[ObjectMesh, list[StablePose]]", answer.value)
         try:
             doc = Document.open_object(
@@ -159,17 +131,82 @@ class OpenController:
             return False
         ok = self.set_document(doc, p.name)
         if ok:
-            self.add_recent(p)
-            if body is not None:
-                app_settings.MESH_BODY.set(p, body)
-            if unit is not None:
-                app_settings.MESH_UNIT.set(p, unit)
-                self._status(
-                    f"opened {p.name} in {mesh_units.UNIT_NAMES[unit]}: "
-                    f"{mesh_units.size_text(tuple(np.ptp(doc.mesh.vertices, axis=0)), 'm')}; "
-                    "File > Reopen with another unit changes it"
-                )
+            self._remember(p, doc, unit, body)
         return ok
+
+    def _read_mesh(
+        self, p: Path, unit: str | None, ask_unit: bool, ask_body: bool
+    ) -> tuple[ObjectRead, str | None, str | None] | None:
+        """Read `p` in the reading worker, asking its unit and body where needed: (the answer
+        with the mesh, the unit, the body), or None once the user was told why not (cancelled,
+        refused)."""
+        if unit is None and not ask_unit:
+            unit = app_settings.MESH_UNIT.get(p)
+        reading = f"Reading {p.name}"
+
+        def read(body: str | None, extents_only: bool = False) -> ObjectRead | None:
+            return self.reader.read(ReadObjectJob(0, str(p), unit, body, extents_only), reading)
+
+        if ask_unit:
+            answer = read(None, extents_only=True)
+            if answer is None or answer.extents is None:
+                self._refused(p, unit, answer)
+                return None
+            unit = self._ask_unit(p, answer.extents)
+            if unit is None:
+                self._cancelled(p)
+                return None
+        body = None if ask_body else app_settings.MESH_BODY.get(p)
+        answer = read(body)
+        if body is not None and answer is not None and _names_body(answer.error):
+            body = None  # the file has changed since the body was chosen: ask again
+            answer = read(body)
+        if answer is not None and isinstance(answer.error, ObjectSizeError) and unit is None:
+            if answer.extents is not None:  # not graspable in metres: which unit?
+                unit = self._ask_unit(p, answer.extents)
+                if unit is None:
+                    self._cancelled(p)
+                    return None
+                answer = read(body)
+        if answer is not None and isinstance(answer.error, SeveralBodiesError):
+            bodies = [b for b in answer.error.bodies if b.startswith("body ")]
+            body = self.ui.choose_body(p.name, bodies, self._open_body(p))
+            if body is None:
+                self._cancelled(p)
+                return None
+            answer = read(body)
+        if answer is not None and answer.value is not None and ask_body:
+            merged = cast("tuple[ObjectMesh, list]", answer.value)[0].repair.bodies
+            if merged:  # overlapping bodies opened merged: or one of them?
+                chosen = self.ui.choose_body(p.name, list(merged), self._open_body(p), True)
+                if chosen is None:
+                    self._cancelled(p)
+                    return None
+                if chosen != MERGED:
+                    body = chosen
+                    answer = read(body)
+        if answer is None or answer.value is None:
+            self._refused(p, unit, answer)
+            return None
+        return answer, unit, body
+
+    def _remember(self, p: Path, doc: Document, unit: str | None, body: str | None) -> None:
+        """Keep the file's unit and body for its next opening and say what was chosen."""
+        self.add_recent(p)
+        app_settings.MESH_BODY.set(p, body)  # None: the file's one body, or merged ones
+        merged = doc.mesh.repair.bodies
+        if merged:
+            self._status(
+                f"opened {p.name}: {len(merged)} overlapping bodies merged into one solid; "
+                "File > Reopen with another body opens one of them"
+            )
+        if unit is not None:
+            app_settings.MESH_UNIT.set(p, unit)
+            self._status(
+                f"opened {p.name} in {mesh_units.UNIT_NAMES[unit]}: "
+                f"{mesh_units.size_text(tuple(np.ptp(doc.mesh.vertices, axis=0)), 'm')}; "
+                "File > Reopen with another unit changes it"
+            )
 
     def _cancelled(self, p: Path) -> bool:
         self.ui.status(f"opening {p.name} cancelled")

@@ -152,3 +152,47 @@ def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
     QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Escape]))
     assert not window.opening.open_path(path, ask_body=True)  # the choice is remembered
     assert window.doc is before and "cancelled" in window.status_label.text()
+
+
+def test_overlapping_bodies_open_merged_and_reopen_as_one_of_them(window, tmp_path):
+    """A part exported as two overlapping 3 cm boxes (27 cm^3 each, 42 cm^3 as one solid) opens
+    merged and says so; File > Reopen with another body offers the merged solid (preselected)
+    or either box alone, and the merged solid again (issue 39 point 1)."""
+    import trimesh
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QComboBox
+
+    a = trimesh.creation.box(extents=(0.03, 0.03, 0.03))
+    b = trimesh.creation.box(extents=(0.03, 0.03, 0.03)).apply_translation((0.01, 0.01, 0))
+    path = tmp_path / "part.stl"
+    trimesh.util.concatenate([a, b]).export(path)
+    seen: list = []
+
+    def answer(keys) -> None:
+        dialog = window.ui.body_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, lambda: answer(keys))
+            return
+        combo = dialog.findChild(QComboBox)
+        seen.append(([combo.itemText(i) for i in range(combo.count())], combo.currentIndex()))
+        for key in keys:
+            QTest.keyClick(combo, key)
+        QTest.keyClick(combo, Qt.Key.Key_Return)
+
+    assert window.opening.open_path(path)
+    assert window.doc.mesh.repair.body == "merged 2" and not seen
+    np.testing.assert_allclose(window.doc.obj.volume_m3, 42e-6, rtol=1e-6)
+    assert "2 overlapping bodies merged into one solid" in window.status_label.text()
+    QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Down]))
+    assert window.opening.reopen_with_body()
+    texts, current = seen[-1]
+    assert texts[0] == "all 2 merged into one solid" and current == 0
+    assert texts[1].startswith("body 0: 27 cm^3") and texts[2].startswith("body 1: 27 cm^3")
+    assert window.doc.mesh.repair.body == "0 of 2"
+    np.testing.assert_allclose(window.doc.obj.volume_m3, 27e-6, rtol=1e-6)
+    QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Up]))
+    assert window.opening.reopen_with_body()
+    assert seen[-1][1] == 1  # the body open now preselected
+    assert window.doc.mesh.repair.body == "merged 2"
+    np.testing.assert_allclose(window.doc.obj.volume_m3, 42e-6, rtol=1e-6)
