@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     for out in (args.plot, args.json_out, args.strength_plot):
         if out:
             refuse_existing(out, force)  # before reading and scoring
+    labels = load_labels(args.labels) if args.labels else None  # a bad labels file first
     rows = read_results(args.results)
     if args.models:
         wanted = {m.strip() for m in args.models.split(",") if m.strip()}
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             + (f" for models {args.models}" if args.models else "")
         )
     strength = _strength(prog, rows, args.strength_plot, force)
-    if not args.labels:
+    if labels is None:
         if strength:
             return 0
         raise ParameterError(
@@ -144,7 +145,6 @@ def run(args: argparse.Namespace) -> int:
             "batch run with --disturb down to compare the models' margins with the measured "
             "strength"
         )
-    labels = load_labels(args.labels)
     predictions = predictions_from_rows(rows)
     scored = evaluate(predictions, labels, args.paper_rounding, args.common_grasps)
     _warn(prog, scored, labels)
