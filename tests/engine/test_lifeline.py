@@ -127,9 +127,15 @@ def test_the_token_leaves_the_environment_after_stop():
     reaper = lifeline.Reaper()
     assert reaper.start()
     token = os.environ[lifeline.TOKEN_VAR]
-    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as proc:
-        assert lifeline.carrying_token(token) == [proc.pid]  # not the reaper, not this process
-        proc.kill()
+    # The child says when it runs: until its exec, /proc shows this process's environment as
+    # it was at start (without the token), and on a loaded machine that can take a while.
+    child = "import time; print('ready', flush=True); time.sleep(30)"
+    with subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+            assert lifeline.carrying_token(token) == [proc.pid]  # not the reaper, not this one
+        finally:
+            proc.kill()
     reaper.stop()
     assert lifeline.TOKEN_VAR not in os.environ
 
