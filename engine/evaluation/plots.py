@@ -83,11 +83,6 @@ def pr_plot(
     ax.set_ylabel("precision")
     ax.set_title("Precision-recall against physical outcomes\n(dots: paper's binary labels)")
     ax.legend(loc="lower left", fontsize=8)
-    fig.suptitle(
-        "margin = the multiple of its weight the grip holds; measured = (pull down at slip + "
-        "weight) / weight",
-        fontsize=8,
-    )
     fig.tight_layout()
     _save(fig, path, overwrite)
 
@@ -119,11 +114,6 @@ def heatmap(
                         color="white" if v < 0.6 else "black", fontsize=9)  # fmt: skip
     fig.colorbar(image, ax=ax, label=title)
     ax.set_title(f"{title} over the E x mu grid")
-    fig.suptitle(
-        "margin = the multiple of its weight the grip holds; measured = (pull down at slip + "
-        "weight) / weight",
-        fontsize=8,
-    )
     fig.tight_layout()
     _save(fig, path, overwrite)
 
