@@ -59,6 +59,14 @@ def lowest_lift_grip(rec: TrialRecord) -> float | None:
     return float(min(grips)) if grips else None
 
 
+def _note(tip: str) -> QLabel:
+    """A line of text above the table, wrapped, with `tip` saying what it means."""
+    label = QLabel("")
+    label.setWordWrap(True)
+    label.setToolTip(tip)
+    return label
+
+
 def _item(text: str, tip: str = "") -> QTableWidgetItem:
     it = QTableWidgetItem(text)
     it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
@@ -177,17 +185,13 @@ class PredictionsPanel(QWidget):
         )
         top.addWidget(self.contacts_box)
         layout.addLayout(top)
-        self.force_label = QLabel("")
-        self.force_label.setWordWrap(True)
-        self.force_label.setToolTip(
+        self.force_label = _note(
             "The grip force per jaw the models assume: the force the last simulation of this "
             "grasp reached at the end of its squeeze; before one, the force the squeeze stops "
             "at (the gripper's, a force stop, or the force Ψ_th implies on this grasp)"
         )
         layout.addWidget(self.force_label)
-        self.measured_label = QLabel("")
-        self.measured_label.setWordWrap(True)
-        self.measured_label.setToolTip(
+        self.measured_label = _note(
             "The grip strength the last simulation of this grasp measured (Parameters > "
             "Disturbance): the load on the held object at which it left the grip; pulled down, "
             "as the models' margin (the multiple of its weight the grip holds)"

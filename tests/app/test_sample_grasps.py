@@ -120,8 +120,6 @@ def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
     """Two separate boxes in one file: the app lists them (largest first) and opens the chosen
     one; the session records that body; Escape cancels."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QComboBox
 
     two = po.two_boxes()
     path = tmp_path / "two.obj"
@@ -129,20 +127,11 @@ def test_a_file_with_two_bodies_asks_which_one_to_open(window, tmp_path):
     seen: list = []
 
     def answer(keys) -> None:
-        dialog = window.ui.body_dialog
-        if dialog is None or not dialog.isVisible():
-            QTimer.singleShot(20, lambda: answer(keys))
-            return
-        combo = dialog.findChild(QComboBox)
-        seen.append([combo.itemText(i) for i in range(combo.count())])
-        for key in keys:
-            QTest.keyClick(combo, key)
-        if Qt.Key.Key_Escape not in keys:
-            QTest.keyClick(combo, Qt.Key.Key_Return)
+        _answer_body_dialog(window, keys, seen)
 
     QTimer.singleShot(0, lambda: answer([Qt.Key.Key_Down]))
     assert window.opening.open_path(path)
-    texts = seen[-1]
+    texts, _ = seen[-1]
     assert texts[0].startswith("body 0: 36 cm^3") and texts[1].startswith("body 1: 12 cm^3")
     assert texts[2] == "all of them, as one rigid object"
     assert window.doc.mesh.repair.body == "1 of 2"
@@ -160,8 +149,6 @@ def test_overlapping_bodies_open_merged_and_reopen_as_one_of_them(window, tmp_pa
     or either box alone, and the merged solid again (issue 39 point 1)."""
     import trimesh
     from PySide6.QtCore import QTimer
-    from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QComboBox
 
     a = trimesh.creation.box(extents=(0.03, 0.03, 0.03))
     b = trimesh.creation.box(extents=(0.03, 0.03, 0.03)).apply_translation((0.01, 0.01, 0))
@@ -170,15 +157,7 @@ def test_overlapping_bodies_open_merged_and_reopen_as_one_of_them(window, tmp_pa
     seen: list = []
 
     def answer(keys) -> None:
-        dialog = window.ui.body_dialog
-        if dialog is None or not dialog.isVisible():
-            QTimer.singleShot(20, lambda: answer(keys))
-            return
-        combo = dialog.findChild(QComboBox)
-        seen.append(([combo.itemText(i) for i in range(combo.count())], combo.currentIndex()))
-        for key in keys:
-            QTest.keyClick(combo, key)
-        QTest.keyClick(combo, Qt.Key.Key_Return)
+        _answer_body_dialog(window, keys, seen)
 
     assert window.opening.open_path(path)
     assert window.doc.mesh.repair.body == "merged 2" and not seen
@@ -196,3 +175,22 @@ def test_overlapping_bodies_open_merged_and_reopen_as_one_of_them(window, tmp_pa
     assert seen[-1][1] == 1  # the body open now preselected
     assert window.doc.mesh.repair.body == "merged 2"
     np.testing.assert_allclose(window.doc.obj.volume_m3, 42e-6, rtol=1e-6)
+
+
+def _answer_body_dialog(window, keys, seen: list) -> None:
+    """When the body dialog shows, note its lines and the line preselected in `seen`, press
+    `keys` in its list, then Return (unless one of them was Escape)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QComboBox
+
+    dialog = window.ui.body_dialog
+    if dialog is None or not dialog.isVisible():
+        QTimer.singleShot(20, lambda: _answer_body_dialog(window, keys, seen))
+        return
+    combo = dialog.findChild(QComboBox)
+    seen.append(([combo.itemText(i) for i in range(combo.count())], combo.currentIndex()))
+    for key in keys:
+        QTest.keyClick(combo, key)
+    if Qt.Key.Key_Escape not in keys:
+        QTest.keyClick(combo, Qt.Key.Key_Return)
