@@ -322,7 +322,17 @@ class DataSetDock(QWidget):
 
     # --- showing ------------------------------------------------------------------------------
     def set_dataset(self, ds: DataSet | None) -> None:
-        """Show data set `ds` (None: none)."""
+        """Show data set `ds` (None: none). Another file starts with every grasp listed (a
+        filter left from the last one could hide them all); the same file reopened, for example
+        with its frames folder, keeps the filters."""
+        previous = self.table_model.dataset
+        if ds is not None and (previous is None or previous.path != ds.path):
+            for widget in (self.search, self.show_combo):
+                widget.blockSignals(True)
+            self.search.clear()
+            self.show_combo.setCurrentIndex(0)
+            for widget in (self.search, self.show_combo):
+                widget.blockSignals(False)
         self.table_model.set_dataset(ds)
         for combo in (self.model_combo, self.colour_combo):
             combo.blockSignals(True)
@@ -337,6 +347,7 @@ class DataSetDock(QWidget):
                 )
         for combo in (self.model_combo, self.colour_combo):
             combo.blockSignals(False)
+        self._refilter()  # the model list was rebuilt without a signal: "any model" again
         self.frames_button.setEnabled(ds is not None and ds.kind == "results")
         self.summary.setText(
             f"{ds.path.name}: {ds.summary()}" if ds is not None else self.summary.text()

@@ -189,3 +189,9 @@ def test_results_with_frames_replay_a_false_positive_and_resimulate_it(
     assert rec.result.grip_force_n == pytest.approx(float(trial.row["grip_force"]), rel=0.02)
     assert len(rec.frames) == pytest.approx(trial.frames, abs=3)
     window.doc.dirty = False
+
+    # Another file opens with all its grasps listed and its first one shown: the
+    # false-positive filter was chosen for the results, not for the next file.
+    assert window.datasets.open_path(batch_with_frames.parent / "reach_two.json")
+    assert dock.show_combo.currentData() == "all" and dock.proxy.rowCount() == 2
+    assert window.model.dataset_index == dock.visible_grasps()[0]
