@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.analytic import registry
+from engine.analytic.contact_forces import ContactForces, contact_forces, held_scale
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.analytic.contact_points import (
     ContactFailure,
@@ -126,6 +127,7 @@ class _Outcome:
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
     contacts: list = field(default_factory=list)
+    forces: ContactForces | None = None
 
 
 def _failure_reason(exc: BaseException) -> tuple[str, float]:
@@ -213,6 +215,7 @@ def _summarise(model: str, nominal: _Outcome, samples: list[_Outcome]) -> ModelR
         sample_margins=margins,
         contacts=nominal.contacts,
         details=details,
+        forces=nominal.forces,
     )
 
 
@@ -243,7 +246,9 @@ def analyze_grasp(
     `explain`: also each model's margin against the two parts of the load on the nominal
     pose (engine.analytic.load_limits: the pull through the grasp centre, gravity's moment
     about it), in its result's details (pull_margin, moment_margin, moment_nm,
-    moment_about_closing_axis_nm, limit, limit_text); two more evaluations per model."""
+    moment_about_closing_axis_nm, limit, limit_text); two more evaluations per model; and
+    the contact forces it holds the weight with (ModelResult.forces,
+    engine.analytic.contact_forces)."""
     params.validate()
     names = check_models(models)
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 0:
@@ -295,3 +300,16 @@ def _explain(
         limit=limiting_part(nominal.margin, pull.margin, moment.margin),
         limit_text=describe(nominal.margin, pull.margin, moment.margin, parts),
     )
+    scale = held_scale(nominal.margin)
+    if scale is not None and nominal.contacts:
+        p = ctx.params
+        nominal.forces = contact_forces(
+            nominal.contacts,
+            geom.mass_kg,
+            geom.center_of_mass,
+            p.mu,
+            scale,
+            p.closing_force_n,
+            torsion_m=p.torsion_coefficient_m() if spec.kind == POINT else 0.0,
+            cell_m=p.friction_cell_m,
+        )

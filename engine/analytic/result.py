@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
+
+if TYPE_CHECKING:  # contact_forces imports contact_profile, which imports this module
+    from engine.analytic.contact_forces import ContactForces
 
 FAILURE_REASONS = (
     "no contact on a jaw",
@@ -50,6 +54,9 @@ class ModelResult:
     sample_margins: list[float] = field(default_factory=list)
     contacts: list[ContactPoint] | list[ContactPatch] = field(default_factory=list)
     details: dict = field(default_factory=dict)  # model-specific extras (cone edges, w_max, ...)
+    # The contact forces it holds the weight with on the nominal pose (analyze_grasp's explain;
+    # engine.analytic.contact_forces); None when not asked or the model failed for a reason.
+    forces: ContactForces | None = None
 
     def as_json(self) -> dict:
         """The result as a JSON-ready dict; non-finite floats become None."""
