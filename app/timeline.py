@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.model.trial_series import TrialSeries
 
-PHASE_COLORS = {"squeeze": "#5dade2", "lift": "#58d68d", "hold": "#f5b041"}
+PHASE_COLORS = {"squeeze": "#5dade2", "lift": "#58d68d", "hold": "#f5b041", "push": "#af7ac5"}
 SPEEDS = (0.05, 0.1, 0.25, 0.5, 1.0)
 PLAY_INTERVAL_MS = 33
 

@@ -41,6 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--force", action="store_true", help="replace --out and --frames files that exist"
     )
+    p.add_argument(
+        "--push",
+        metavar="FX,FY,FZ[@X,Y,Z]",
+        help="after a trial that lifted, push the held object with this force (N, world "
+        "frame) at this point (m, the object's resting frame; default its centre of mass) "
+        "for 0.2 s, then release it; the rows say whether the grip held (push_held)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per trial")
     p.add_argument("--verbose", action="store_true", help="print every frame to stderr")
     p.set_defaults(run=run)
@@ -49,11 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the IPC trials of one grasp; print a line (or JSON object) per trial, and with a
     Psi_th stop the grip force each squeeze ended with (the force that Psi_th implies)."""
+    from engine.grasp.push import parse_push
     from engine.grasp.simulation import build_pad
     from engine.grasp.trials import check_grasp, robustness, run_trials
     from engine.io.frames_npz import save_frames
     from engine.io.results_csv import (
         OUTCOME_COLUMNS,
+        PUSH_COLUMNS,
         context_columns,
         open_results_writer,
         result_row,
@@ -71,22 +80,24 @@ def run(args: argparse.Namespace) -> int:
     grasp = grasp_from_args(args, obj, params)
     pad = build_pad(params)  # one pad mesh for the check, the trials and the frames file
     check_grasp(obj, grasp, params, pad)
+    push = parse_push(args.push, obj.center_of_mass) if args.push else None
+    columns = (*OUTCOME_COLUMNS, *PUSH_COLUMNS) if push is not None else OUTCOME_COLUMNS
     context = context_columns(
         mesh.source, mesh.sha256, args.stable_pose, grasp, params, spec.seed, mesh=mesh
     )
     context.update(ObjectFacts.of(obj).columns())  # unit, scale, mass, density, size
     f, writer = (None, None)
     if args.out:
-        f, writer = open_results_writer(args.out, [*context, *OUTCOME_COLUMNS], overwrite=force)
+        f, writer = open_results_writer(args.out, [*context, *columns], overwrite=force)
     frames: dict[int, list[Frame]] = {}
     on_frame = _frame_reporter(args, params, frames)
     results = []
     complete = False
     try:
-        for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad):
+        for result in run_trials(obj, grasp, params, spec, on_frame, pad=pad, push=push):
             results.append(result)
             if writer is not None and f is not None:
-                writer.writerow(result_row(context, result))
+                writer.writerow(result_row(context, result, columns))
                 f.flush()
             _print_result(args, result)
         complete = True
@@ -216,6 +227,14 @@ def _print_result(args: argparse.Namespace, result: TrialResult) -> None:
             f"{result.wall_time_s:.1f} s",
             flush=True,
         )
+        if result.push:
+            q = result.push
+            print(
+                f"  push {q['weights']:.2f} x the weight: "
+                f"{'held' if q['held'] else 'not held'} (the object moved "
+                f"{q['moved'] * 1e3:.2f} mm and turned {math.degrees(q['turned']):.2f} deg)",
+                flush=True,
+            )
 
 
 def _finite(d: dict) -> dict:

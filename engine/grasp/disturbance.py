@@ -180,7 +180,7 @@ def _run(
         stepper.state = new
         run.steps += 1
         run.its += its
-        moved, turned = _motion(sim, pose0, held, new)
+        moved, turned = motion_since(sim, pose0, held, new)
         if moved > ONSET_FRACTION * p.slip_tolerance_m or turned > (
             ONSET_FRACTION * p.rotation_tolerance_rad
         ):
@@ -193,7 +193,7 @@ def _run(
     return run
 
 
-def _motion(
+def motion_since(
     sim: GraspSimulation, pose0: np.ndarray, held: StepState, st: StepState
 ) -> tuple[float, float]:
     """(How far the object's centre of mass moved relative to the plates (m), how far it

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.grasp.strength import Strength
 
-PHASES = ("squeeze", "lift", "hold")
+if TYPE_CHECKING:
+    from engine.grasp.push import Push, PushOutcome
+
+PUSH_KEYS = ("fx", "fy", "fz", "x", "y", "z", "held", "moved", "turned", "weights")
+PHASES = ("squeeze", "lift", "hold", "push")
+"""A trial's phases in order; "push" only after a push (engine.grasp.push)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,10 @@ class TrialResult:
     strength: dict[str, float] = field(default_factory=dict)
     strength_weights: dict[str, float] = field(default_factory=dict)
     strength_held: str = ""
+    # A push after the hold (engine.grasp.push): PUSH_KEYS -> its force (N, world), point (m,
+    # the object's resting frame), whether the grip held it (1 or 0), how far the object moved
+    # (m) and turned (rad), and |F| in weights. Empty without a push.
+    push: dict[str, float] = field(default_factory=dict)
 
     @property
     def grip_force_n(self) -> float:
@@ -108,6 +118,7 @@ class TrialResult:
             **{f"strength_{k}": v for k, v in self.strength.items()},
             **{f"strength_{k}_weights": v for k, v in self.strength_weights.items()},
             **({"strength_held": self.strength_held} if self.strength else {}),
+            **{f"push_{k}": v for k, v in self.push.items()},
         }
 
     def record_strength(self, measured: Sequence[Strength]) -> None:
@@ -115,3 +126,12 @@ class TrialResult:
         self.strength = {m.direction: m.load for m in measured}
         self.strength_weights = {m.direction: m.weight_multiple for m in measured}
         self.strength_held = ";".join(m.direction for m in measured if m.held)
+
+    def record_push(self, push: Push, outcome: PushOutcome) -> None:
+        """Keep a push and what it did (engine.grasp.push.apply_push)."""
+        fx, fy, fz = push.force_n
+        x, y, z = push.point_m
+        self.push = dict(
+            fx=fx, fy=fy, fz=fz, x=x, y=y, z=z, held=float(outcome.held),
+            moved=outcome.moved_m, turned=outcome.turned_rad, weights=outcome.weight_multiple,
+        )  # fmt: skip

@@ -8,6 +8,7 @@ trial by returning a reason from it (e.g. "cancelled").
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from engine.grasp.placement_checks import (
     layout_builder,
     place_open_jaws,
 )
+from engine.grasp.push import Push, apply_push
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.grasp.strength import disturb_directions
 
@@ -129,9 +131,14 @@ def run_trial(
     *,
     pad: PadMesh | None = None,
     on_frame: OnFrame | None = None,
+    push: Push | None = None,
 ) -> TrialResult:
     """Simulate one planned trial with IPC (drive_trial: a perturbed pose the simulator refuses
-    is a failed trial, the nominal one raises)."""
+    is a failed trial, the nominal one raises). `push`: after a trial that lifted (and its
+    disturbance test, if any), push the held object (engine.grasp.push), its frames streamed
+    to `on_frame` too; the result records what the push did."""
+    if push is not None:
+        push.validate()
 
     built: list[GraspSimulation] = []
 
@@ -159,7 +166,30 @@ def run_trial(
         except SolverError as exc:  # the lift's outcome stands; the strength is not known
             log.warning("trial %d: the disturbance test failed: %s", trial.index, exc)
             result.error = f"disturbance test: {exc}"
+    if push is not None and result.success and built:
+        _push(built[0], push, result, on_frame)
     return result
+
+
+def _push(sim: GraspSimulation, push: Push, result: TrialResult, on_frame: OnFrame | None) -> None:
+    """Run `push` on the held object, streaming its frames, and record its outcome."""
+    t0 = time.perf_counter()
+    gen = apply_push(sim, push, sim.hold_force_n)
+    try:
+        while True:
+            frame = next(gen)  # counted in the result's frames by sim.frame
+            stop = on_frame(frame) if on_frame is not None else None
+            if stop:  # as drive_trial: a trial its consumer stopped ends with that reason
+                gen.close()
+                result.success, result.reason = False, str(stop)
+                return
+    except StopIteration as done:
+        result.record_push(push, done.value)
+    except SolverError as exc:
+        log.warning("trial %d: the push failed: %s", result.trial, exc)
+        result.error = f"push: {exc}"
+    finally:
+        result.wall_time_s += time.perf_counter() - t0
 
 
 def check_grasp(
@@ -187,11 +217,13 @@ def run_trials(
     on_frame: Callable[[int, Frame], str | None] | None = None,
     *,
     pad: PadMesh | None = None,
+    push: Push | None = None,
 ) -> Iterator[TrialResult]:
     """Yield one result per planned trial; a trial that fails never stops the others.
 
     `on_frame(trial, frame)` may return a reason (e.g. "cancelled") to stop the whole run after
     that frame: the stopped trial is yielded with that reason and no further trial runs.
+    `push`: every trial that lifts is then pushed (run_trial).
     """
     params.validate()
     pad = pad if pad is not None else build_pad(params)
@@ -206,7 +238,7 @@ def run_trials(
                 stopped.append(str(reason))
             return reason
 
-        yield run_trial(obj, planned, params, pad=pad, on_frame=frame_hook)
+        yield run_trial(obj, planned, params, pad=pad, on_frame=frame_hook, push=push)
         if stopped:
             return
 

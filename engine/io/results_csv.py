@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine import schema
 from engine.errors import IpcGraspError, ParameterError
-from engine.grasp.frames import TrialResult
+from engine.grasp.frames import PUSH_KEYS, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.strength import DIRECTIONS
@@ -58,6 +58,8 @@ OUTCOME_COLUMNS = (
     *(f"strength_{d}{tail}" for d in DIRECTIONS for tail in ("", "_weights")),
     "strength_held",
 )
+PUSH_COLUMNS = tuple(f"push_{k}" for k in PUSH_KEYS)
+"""A push's columns (engine.grasp.push), after OUTCOME_COLUMNS in `simulate --push` rows."""
 
 
 def context_columns(
@@ -108,11 +110,13 @@ def open_results_writer(
     return f, writer
 
 
-def result_row(context: dict[str, object], result: TrialResult) -> dict[str, object]:
-    """One CSV row: the context columns, then the trial's outcome columns ('' when absent)."""
+def result_row(
+    context: dict[str, object], result: TrialResult, columns: tuple[str, ...] = OUTCOME_COLUMNS
+) -> dict[str, object]:
+    """One CSV row: the context columns, then the trial's outcome `columns` ('' when absent)."""
     row = dict(context)
     data = result.as_json()
-    row.update({k: data.get(k, "") for k in OUTCOME_COLUMNS})
+    row.update({k: data.get(k, "") for k in columns})
     return row
 
 
@@ -203,6 +207,10 @@ def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
     held = row.get("strength_held", "")
     if any(h not in strength for h in filter(None, held.split(";"))):
         raise cell_error(row, "strength_held", "directions measured in this row, joined by ';'")
+    push = {k: _number_cell(row, f"push_{k}") for k in PUSH_KEYS if row.get(f"push_{k}", "")}
+    if push and set(push) != set(PUSH_KEYS):
+        missing = ", ".join(f"push_{k}" for k in PUSH_KEYS if k not in push)
+        raise cell_error(row, "push_held", f"a push's every column (missing {missing})")
     return TrialResult(
         trial=_count_cell(row, "trial"),
         success=flag_cell(row, "success"),
@@ -228,4 +236,5 @@ def trial_result_from_row(row: Mapping[str, str]) -> TrialResult:
         strength=strength,
         strength_weights=weights,
         strength_held=held,
+        push=push,
     )

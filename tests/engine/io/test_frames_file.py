@@ -163,9 +163,9 @@ def _trial(whole) -> dict[str, np.ndarray]:
         (lambda a: a.update(psi=np.zeros((1, 3))), "array t0/psi has shape (1, 3); expected (F, 2)"),
         (lambda a: a.update(plate=np.zeros((2, 2))), "array t0/plate has 2 entries for 1 frames"),
         (lambda a: a.update(pad2=np.zeros((1, 5, 3))), "arrays t0/pad1 and t0/pad2 differ in shape"),
-        (lambda a: a.update(phase=np.array([-1])), "array t0/phase holds values outside 0..2"),
-        (lambda a: a.update(phase=np.array([3])), "array t0/phase holds values outside 0..2"),
-        (lambda a: a.update(phase=np.array([2])), None),  # 'hold', the last phase
+        (lambda a: a.update(phase=np.array([-1])), "array t0/phase holds values outside 0..3"),
+        (lambda a: a.update(phase=np.array([4])), "array t0/phase holds values outside 0..3"),
+        (lambda a: a.update(phase=np.array([3])), None),  # 'push', the last phase
         (lambda a: a.update(time_s=np.array([np.nan])), "array t0/time_s holds NaN or infinite values"),
         (lambda a: a.update(intersection_free=np.ones(2, bool)), "array t0/intersection_free has shape (2,) and type bool; expected (1,) bool"),
         (lambda a: a.update(intersection_free=np.ones(1)), "array t0/intersection_free has shape (1,) and type float64; expected (1,) bool"),
@@ -176,7 +176,7 @@ def test_trial_arrays_are_checked_one_by_one(whole, tmp_path, change, problem):
     from engine.grasp.frames import PHASES
     from engine.io.frames_npz import check_trial_arrays
 
-    assert len(PHASES) == 3  # squeeze, lift, hold: indices 0..2
+    assert len(PHASES) == 4  # squeeze, lift, hold, push: indices 0..3
     trial = _trial(whole)
     change(trial)
     arrays = {f"t0/{k}": v for k, v in trial.items()}
