@@ -135,19 +135,39 @@ class ForceArrowLayer:
     def show(self, frame: Frame, view: ForceView) -> None:
         """Draw `frame`'s contact forces as `view` says (per contact point or per patch, at
         its scale), with the weight at the centre of mass when `view` knows the mass."""
-        for kind in FORCE_KINDS:
-            self._set(kind, view.arrows(frame, kind), view.legend(kind))
         weight = view.weight_arrow(frame)
-        self.com = view.centre_of_mass(frame)
-        if weight is not None and self.com is not None:
-            self._set("weight", weight, view.weight_legend())
-            self.com_actor.SetPosition(*self.com)
-            self.com_actor.SetScale(view.marker_radius_m)
+        com = view.centre_of_mass(frame)
+        self.draw(
+            {kind: (view.arrows(frame, kind), view.legend(kind)) for kind in FORCE_KINDS},
+            totals_text(frame),
+            None if weight is None or com is None else (weight, view.weight_legend()),
+            com,
+            view.marker_radius_m,
+        )
+
+    def draw(
+        self,
+        kinds: dict[str, tuple[Arrows, str]],
+        totals: str,
+        weight: tuple[Arrows, str] | None = None,
+        com: np.ndarray | None = None,
+        marker_radius_m: float = 1e-3,
+    ) -> None:
+        """Draw arrows of each kind of FORCE_KINDS with its legend line, the `totals` line,
+        and the weight arrow with its legend and the centre-of-mass marker when given (a
+        simulated frame's forces, show; an analytic model's, app/visuals/contacts.py)."""
+        for kind in FORCE_KINDS:
+            self._set(kind, *kinds[kind])
+        self.com = com
+        if weight is not None and com is not None:
+            self._set("weight", *weight)
+            self.com_actor.SetPosition(*com)
+            self.com_actor.SetScale(marker_radius_m)
             self.com_actor.SetVisibility(True)
         else:
             self._hide("weight")
             self.com_actor.SetVisibility(False)
-        self._legend["totals"].SetInput(totals_text(frame))
+        self._legend["totals"].SetInput(totals)
         self._legend["totals"].SetVisibility(True)
 
     def _set(self, kind: str, arrows: Arrows, legend: str) -> None:

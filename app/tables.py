@@ -181,7 +181,8 @@ class PredictionsPanel(QWidget):
         top.addWidget(self.status, 1)
         self.contacts_box = QCheckBox("draw contacts of the selected model")
         self.contacts_box.setToolTip(
-            "Draw the selected model's contact points (arrows) or patches (coloured by pressure)"
+            "Draw the selected model's contact points (arrows) or patches (coloured by "
+            "pressure), and the normal and friction forces it holds the weight with"
         )
         top.addWidget(self.contacts_box)
         layout.addLayout(top)
@@ -221,6 +222,7 @@ class PredictionsPanel(QWidget):
         header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table)
         self.results: dict[str, ModelResult] = {}
+        self.pending = False  # results of an earlier grasp or force shown while updating
         self.request = 0
         self.stage = ""
         self.set_unavailable("waiting for the first analysis…")
@@ -232,6 +234,7 @@ class PredictionsPanel(QWidget):
     def set_unavailable(self, why: str) -> None:
         """Show that the analytic models cannot run, and why."""
         self.results = {}
+        self.pending = False
         self._set_models()
         for row, spec in enumerate(self.models):
             self.table.setItem(row, 0, _item(spec.label))
@@ -251,8 +254,11 @@ class PredictionsPanel(QWidget):
         self.measured_label.setVisible(bool(text))
 
     def set_pending(self) -> None:
-        """Mark the predictions as being recomputed."""
+        """Mark the predictions as being recomputed: their contacts and forces, of another
+        grasp or grip force, are no longer drawn (they are again with the new results)."""
         self.status.setText("updating…")
+        self.pending = True
+        self.show_contacts_changed.emit(self.contacts_box.isChecked())
 
     def set_results(
         self, request: int, results: list[ModelResult], error: str = "", stage: str = "robust"
@@ -260,6 +266,7 @@ class PredictionsPanel(QWidget):
         """Show the models' results of analysis request `request`."""
         self.request = request
         self.stage = stage
+        self.pending = False
         self.results = {r.model: r for r in results}
         self._set_models()
         for row, spec in enumerate(self.models):
@@ -309,18 +316,19 @@ class PredictionsPanel(QWidget):
         """The name of the model shown in table row `row` (None outside the table)."""
         return self.models[row].name if 0 <= row < len(self.models) else None
 
-    def selected_contacts(self) -> list:
-        """Contacts of the selected model, for drawing."""
+    def selected_result(self) -> tuple[str, ModelResult | None]:
+        """The label and result of the selected model whose contacts are drawn; none selected:
+        the most detailed analytic model that has contacts: patches (every patch model has the
+        same ones) before points. No result while the predictions are updating."""
         rows = self.table.selectionModel().selectedRows()
         key = self.model_at(rows[0].row()) if rows else None
         if key is None:
-            # Default: the most detailed analytic model that has contacts: patches (every
-            # patch model has the same ones) before points.
             analytic = [m for m in self.models if m.analytic]
             for spec in sorted(analytic, key=lambda m: m.kind != PATCH):
                 r = self.results.get(spec.name)
                 if r is not None and r.contacts:
                     key = spec.name
                     break
-        r = self.results.get(key) if key else None
-        return list(r.contacts) if r is not None else []
+        r = self.results.get(key) if key and not self.pending else None
+        label = next((m.label for m in self.models if m.name == key), key or "")
+        return label, r

@@ -36,6 +36,7 @@ from app.visuals.gripper import GripperVisual, LabelsVisual
 from app.visuals.object import GroundVisual, ObjectVisual
 from app.visuals.preview import PreviewVisual
 from app.visuals.side_by_side import SideBySideVisual
+from engine.analytic.contact_forces import ContactForces
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.grasp.frames import Frame
 from engine.grasp.grasp import Grasp
@@ -389,9 +390,15 @@ class Viewport(QObject):
         if self.forces.clear():
             self.request_render()
 
-    def show_contacts(self, contacts: list[ContactPoint] | list[ContactPatch]) -> None:
-        """Draw analytic contact points (arrows) or patches (coloured by pressure)."""
-        self.contacts.show(contacts)
+    def show_contacts(
+        self,
+        contacts: list[ContactPoint] | list[ContactPatch],
+        forces: ContactForces | None = None,
+        label: str = "",
+    ) -> None:
+        """Draw analytic contact points (arrows) or patches (coloured by pressure), and model
+        `label`'s contact forces on them (normal and friction arrows) when given."""
+        self.contacts.show(contacts, forces, label)
         self.request_render()
 
     def clear_contacts(self) -> None:

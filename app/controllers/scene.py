@@ -246,9 +246,11 @@ class SceneController(QObject):
         self.viewport.set_gizmo(on)
 
     def show_contacts(self, on: bool) -> None:
-        """Draw the selected model's contacts (edit mode only)."""
+        """Draw the selected model's contacts and its contact forces (edit mode only)."""
         if on and self.model.mode == "edit":
-            self.viewport.show_contacts(self.predictions.selected_contacts())
+            label, r = self.predictions.selected_result()
+            contacts = r.contacts if r is not None else []
+            self.viewport.show_contacts(contacts, None if r is None else r.forces, label)
         else:
             self.viewport.clear_contacts()
 
