@@ -35,6 +35,7 @@ from app.controllers.editing import EditController
 from app.controllers.exports import ExportController
 from app.controllers.opening import OpenController
 from app.controllers.psi_force import PsiForceController
+from app.controllers.push import PushController
 from app.controllers.runs import RunController
 from app.controllers.sampling import SamplingController
 from app.controllers.scene import SceneController
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
             lambda: self.timeline.follow_live,
         )  # fmt: skip
         self.runs.connect_pool(self.sim)
+        self.pushing = PushController(self.model, self.viewport, self.timeline, self.runs, self.ui)
         self.exports = ExportController(
             self.model, self.viewport, self.predictions, self.ui, self,
             force_view=self.scene.video_force_view, side_by_side=self.scene.video_side_by_side,

@@ -51,6 +51,32 @@ class ObjectPicker:
         left), in the object's resting frame: the object as drawn may be moved (a simulated
         frame's pose), and the picked point is mapped back through that pose, so a grasp
         placed from it sits on the resting object where it was picked on the moved one."""
+        hit = self._hit(x, y, renderer)
+        if hit is None:
+            return None
+        to_rest, world = np.linalg.inv(hit[0]), hit[1]
+        point = to_rest[:3, :3] @ world + to_rest[:3, 3]
+        normal = to_rest[:3, :3] @ np.array(self._picker.GetPickNormal(), dtype=float)
+        normal /= max(float(np.linalg.norm(normal)), 1e-300)
+        return _onto_cell(self._picker, point), normal
+
+    def pick_world(
+        self, x: float, y: float, renderer: pv.Renderer
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(point in the world as drawn, the same point in the object's resting frame) on the
+        object at VTK display pixel (x, y), on the triangle hit."""
+        hit = self._hit(x, y, renderer)
+        if hit is None:
+            return None
+        to_world, world = hit
+        to_rest = np.linalg.inv(to_world)
+        rest = _onto_cell(self._picker, to_rest[:3, :3] @ world + to_rest[:3, 3])
+        return to_world[:3, :3] @ rest + to_world[:3, 3], rest
+
+    def _hit(
+        self, x: float, y: float, renderer: pv.Renderer
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(the object actor's 4x4 world <- resting frame, the world point picked), or None."""
         picker = self._picker
         if self._actor is None or not picker.Pick(x, y, 0, renderer):
             return None
@@ -59,12 +85,7 @@ class ObjectPicker:
             return None
         m = actor.GetMatrix()
         to_world = np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
-        to_rest = np.linalg.inv(to_world)
-        world = np.array(picker.GetPickPosition(), dtype=float)
-        point = to_rest[:3, :3] @ world + to_rest[:3, 3]
-        normal = to_rest[:3, :3] @ np.array(picker.GetPickNormal(), dtype=float)
-        normal /= max(float(np.linalg.norm(normal)), 1e-300)
-        return _onto_cell(picker, point), normal
+        return to_world, np.array(picker.GetPickPosition(), dtype=float)
 
 
 def _onto_cell(picker: vtkCellPicker, point: np.ndarray) -> np.ndarray:

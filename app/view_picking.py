@@ -56,6 +56,11 @@ class ViewPicking(QObject):
         self._left_observers: list[tuple[Any, int]] = []
         self.watch_left_button()
 
+    @property
+    def object_picker(self) -> ObjectPicker:
+        """The picker of points on the object (shared with the push gesture)."""
+        return self._object_picker
+
     def set_object(self, actor: pv.Actor | None) -> None:
         """Place and preview grasps on `actor` (the object) only."""
         self._object_picker.set_object(actor)

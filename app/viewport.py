@@ -14,6 +14,8 @@ cost a second composition.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyvista as pv
 from PySide6.QtCore import QObject, Signal
@@ -22,6 +24,7 @@ from pyvistaqt import QtInteractor
 
 from app.gripper_shapes import GripperShapes
 from app.model.forces import ForceView
+from app.push_gesture import PushGesture
 from app.scene_style import BACKGROUND
 from app.view_camera import ViewCamera
 from app.view_picking import ViewPicking
@@ -35,6 +38,7 @@ from app.visuals.glyphs import CandidatesVisual, DatasetSelectionVisual, Dataset
 from app.visuals.gripper import GripperVisual, LabelsVisual
 from app.visuals.object import GroundVisual, ObjectVisual
 from app.visuals.preview import PreviewVisual
+from app.visuals.push_arrow import PushArrowVisual
 from app.visuals.side_by_side import SideBySideVisual
 from engine.analytic.contact_forces import ContactForces
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
@@ -54,6 +58,11 @@ class Viewport(QObject):
     gizmo_moved = Signal(object)  # 4x4 gripper pose after a gizmo drag
     candidate_clicked = Signal(int)  # index of the sampled grasp glyph clicked (left button)
     dataset_clicked = Signal(int)  # data-set grasp index of the glyph clicked (left button)
+    # The push (Ctrl + left drag on the object, app/push_gesture.py): world start and end of
+    # the drag while it moves; at the release the point in the object's resting frame too.
+    push_dragged = Signal(object, object)
+    push_released = Signal(object, object, object)
+    push_cancelled = Signal()
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -96,6 +105,13 @@ class Viewport(QObject):
             (self.picked.emit, self.hovered.emit), self._glyph_clicked,
         )  # fmt: skip
         self.picking.set_reset_key(lambda: self.camera.preset("reset"))
+        self.push_arrow = v.get("push_arrow", PushArrowVisual)
+        # Asked at a push's press; the push controller sets it (False: not now, it said why).
+        self.push_allowed: Callable[[], bool] = lambda: False
+        self.push_gesture = PushGesture(
+            self.plotter, self.picking.object_picker, lambda: self.push_allowed(),
+            self.push_dragged.emit, self.push_released.emit, self.push_cancelled.emit,
+        )  # fmt: skip
         self.gizmo.restyled = self.picking.watch_left_button
         self.gizmo.released = self.gizmo_moved.emit
 

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from app.model import AppModel
 from app.workers.messages import FramePacket
 from engine.grasp.frames import TrialResult
+from engine.grasp.push import Push
 
 if TYPE_CHECKING:  # the window wires these; importing them here would be circular
+    from app.model.pushing import PushTarget
     from app.sim_pool import SimulationPool
     from app.ui import Feedback
 
@@ -69,6 +71,21 @@ class RunController:
         assert m.doc.run is not None
         self.pool.submit(m.doc.run.run_id, jobs)
         self.ui.status(f"simulating {len(jobs)} trial(s)…")
+        return True
+
+    def start_push(self, target: PushTarget, push: Push) -> bool:
+        """Re-simulate `target`'s trial and push the held object (app/controllers/push.py)."""
+        if self.pool.is_running() or self.model.doc is None:
+            return False
+        if not self.confirm_replace():
+            return False
+        jobs = self.model.begin_push(target, push)
+        assert self.model.doc.run is not None
+        self.pool.submit(self.model.doc.run.run_id, jobs)
+        self.ui.status(
+            f"pushing trial {jobs[0].trial} with {push.magnitude_n:.2f} N after its hold "
+            "(the trial runs again first)…"
+        )
         return True
 
     def cancel_simulation(self) -> None:

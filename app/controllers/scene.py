@@ -21,6 +21,7 @@ from app.controllers.editing import BACK_TO_REST
 from app.model import AppModel, Document, Run, TrialSeries
 from app.model.compare import COMPARE_VIEWS, PinnedTrial
 from app.model.forces import MODES, ForceScale, ForceSizes, ForceView, force_sizes
+from app.model.pushing import push_arrow_at
 from app.model.side_by_side import side_by_side, side_frame, side_titles
 from app.workers.video_job import SideBySide, SideFrame
 from engine.io.session import TrialRecord
@@ -233,6 +234,7 @@ class SceneController(QObject):
         self.viewport.show_ghost(None)  # a pinned trial is drawn beside frames only
         self.viewport.end_side_by_side()
         self.viewport.clear_forces()  # forces belong to simulated frames
+        self.viewport.push_arrow.clear()  # and so does a push
         valid = m.grasp_valid is not False
         self.viewport.show_open_gripper(shapes, m.doc.grasp, valid, "" if valid else m.grasp_reason)
         if self.grasp_dock.gizmo_button.isChecked():
@@ -385,6 +387,11 @@ class SceneController(QObject):
             f.plate_lift_m, fields, label,
         )  # fmt: skip
         self._frame_on_view = True
+        arrow = push_arrow_at(d.run, rec, f)  # the push's arrow while it pushes
+        if arrow is None:
+            self.viewport.push_arrow.clear()
+        else:
+            self.viewport.push_arrow.show(*arrow)
         self.viewport.clear_contacts()
         if self.show_forces:
             self.viewport.show_forces(f, self.force_view(rec))

@@ -17,7 +17,7 @@ import numpy as np
 from app.model.compare import PinnedTrial, grasp_change, param_changes
 from app.model.dataset import DataSet
 from app.model.dataset_browsing import DataSetBrowsing
-from app.model.document import Document, ProvisionalGrasp, build_pad
+from app.model.document import Document, ProvisionalGrasp, Run, build_pad
 from app.model.edit_state import EditState
 from app.model.events import Event
 from app.model.grip import (
@@ -29,11 +29,13 @@ from app.model.grip import (
     squeeze_key,
 )
 from app.model.pad_fields import Fields, PadFields
+from app.model.pushing import PushTarget, push_run, push_summary
 from app.model.trial_series import TrialSeries
 from app.workers.messages import FramePacket, TrialJob
 from engine.grasp.antipodal import contacts_along_axis
 from engine.grasp.frames import TrialResult
 from engine.grasp.params import SimulationParams
+from engine.grasp.push import Push
 from engine.grasp.sampler import GraspCandidate
 from engine.grasp.trials import plan_trials
 from engine.io.session import TrialRecord
@@ -272,13 +274,30 @@ class AppModel(DataSetBrowsing):
             k = planned.index
             run.trials[k] = TrialRecord(k, planned.pose, "queued")
             jobs.append(TrialJob(run.run_id, planned, d.obj, d.params, max_frames))
+        self._start(run, 0)
+        return jobs
+
+    def begin_push(self, target: PushTarget, push: Push) -> list[TrialJob]:
+        """Make the run that re-simulates `target`'s trial and then pushes the held object the
+        current run (queued); its one job for a worker."""
+        d = self.doc
+        assert d is not None
+        self.run_counter += 1
+        run, planned = push_run(target, push, self.run_counter)
+        d.run = run
+        d.dirty = True
+        obj = run.obj if run.obj is not None else d.obj
+        self._start(run, planned.index)
+        return [TrialJob(run.run_id, planned, obj, run.params, push=push)]
+
+    def _start(self, run: Run, shown: int) -> None:
+        """The run's trials are queued: empty series, the run's clock, trial `shown` shown."""
         self.series = {k: TrialSeries.empty() for k in run.trials}
         self.pads.reset_ranges()
         self.trial = -1
         self.run_started_at = time.perf_counter()
         self.run_started.emit(run)
-        self.select_trial(0)
-        return jobs
+        self.select_trial(shown)
 
     def _record(self, trial: int, run_id: int | None = None) -> TrialRecord | None:
         d = self.doc
@@ -334,7 +353,10 @@ class AppModel(DataSetBrowsing):
             return ""
         took = time.perf_counter() - self.run_started_at
         word = "cancelled" if cancelled else "finished"
-        return f"run {word}: {success_summary(d.run.trials.values())} in {took:.1f} s"
+        pushed = push_summary(d.run)
+        return f"run {word}: {success_summary(d.run.trials.values())} in {took:.1f} s" + (
+            f"; {pushed}" if pushed else ""
+        )
 
     # --- selection and frames -----------------------------------------------------------------
     def select_trial(self, trial: int) -> None:

@@ -15,6 +15,7 @@ from app.model.pose_choices import PoseChoice, pose_choices
 from engine.analytic.ranking import default_grasp_for
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.push import Push
 from engine.grasp.trials import TrialSpec
 from engine.gripper.pad_geometry import PadMesh, mesh_pad, pad_outline
 from engine.io.session import Session, TrialRecord
@@ -57,6 +58,10 @@ class Run:
     # The object as it rested when the run started (its mass and centre of mass for the weight
     # drawn with the contact forces; None: the document's object).
     obj: RestingObject | None = None
+    # A push run (the app's push, engine.grasp.push): the push, and the metres of arrow drawn
+    # per newton of it (the drag that asked for it); None for a plain run.
+    push: Push | None = None
+    push_arrow_m_per_n: float = 0.0
 
     def finished(self) -> bool:
         """True when every trial is done, failed or cancelled."""

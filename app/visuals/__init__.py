@@ -16,6 +16,7 @@ from app.visuals.glyphs import CandidatesVisual, DatasetSelectionVisual, Dataset
 from app.visuals.gripper import GripperVisual, LabelsVisual
 from app.visuals.object import GroundVisual, ObjectVisual
 from app.visuals.preview import PreviewVisual
+from app.visuals.push_arrow import PushArrowVisual
 from app.visuals.side_by_side import SideBySideVisual
 
 # Layer kind -> its visual. A new kind of thing to draw is a Visual subclass added here.
@@ -34,6 +35,7 @@ VISUAL_TYPES: dict[str, type[Visual]] = {
     "dataset_selection": DatasetSelectionVisual,
     "contacts": ContactsVisual,
     "forces": ForcesVisual,
+    "push_arrow": PushArrowVisual,
 }
 
 V = TypeVar("V", bound=Visual)

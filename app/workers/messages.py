@@ -17,6 +17,7 @@ from engine.grasp.calibration import PsiStopForce
 from engine.grasp.frames import Frame, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.push import Push
 from engine.grasp.trials import PlannedTrial
 from engine.scene.resting import RestingObject
 
@@ -30,6 +31,7 @@ class TrialJob:
     obj: RestingObject
     params: SimulationParams
     max_frames: int | None = None  # stop after this many frames (smoke test, benchmarks)
+    push: Push | None = None  # after a trial that lifted, push the held object (engine.grasp.push)
 
     @property
     def trial(self) -> int:

@@ -82,7 +82,7 @@ def _run_trial(worker: int, job: TrialJob, outbox: Any, cancel: Any, caches: dic
         # The batch's limit: a trial that stalls ends with a reason instead of holding the
         # worker (the frames so far stay in the run).
         with wall_clock_limit(DEFAULT_TRIAL_TIMEOUT_S):
-            result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame)
+            result = run_trial(job.obj, job.planned, p, pad=pad, on_frame=on_frame, push=job.push)
     except GraspError as exc:  # the grasp changed and F5 came before its check answered
         result.success = False
         result.reason = "invalid grasp"
