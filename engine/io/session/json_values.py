@@ -73,7 +73,7 @@ def _result_from_dict(d: Any, where: str) -> TrialResult:
             continue
         at = f"{where}: result field {k!r}"
         default = f.default
-        if k in ("perturbation", "strength", "strength_weights"):
+        if k in ("perturbation", "strength", "strength_weights", "push"):
             if not isinstance(v, dict):
                 raise SessionError(f"{at} must be an object of numbers, got {_kind(v)}")
             kwargs[k] = {str(a): _float(b, f"{at}[{a!r}]") for a, b in v.items()}

@@ -25,7 +25,7 @@ from engine.errors import ParameterError
 from engine.grasp.frames import PHASES, TrialResult
 from engine.grasp.grasp import Grasp
 from engine.grasp.params import SimulationParams
-from engine.grasp.push import Push, apply_push, parse_push
+from engine.grasp.push import Push, PushOutcome, apply_push, parse_push
 from engine.grasp.simulation import GraspSimulation
 from engine.grasp.trials import TrialSpec, planned_trial, run_trial
 from engine.io.results_csv import trial_result_from_row
@@ -122,3 +122,24 @@ def test_the_push_flag_reads_a_force_and_an_optional_point_and_names_a_bad_one()
     for bad in ("5", "0,0,-5@1,2", "a,b,c", "0,0,inf"):
         with pytest.raises(ParameterError, match="push"):
             parse_push(bad, com)
+
+
+def test_sessions_keep_a_push(tmp_path):
+    import dataclasses
+
+    from engine.io.session import load_session, save_session
+    from tests.engine.io.test_session_validation import make_session
+
+    session = make_session()
+    rec = session.trials[0]
+    result = TrialResult(0, True, "lifted")
+    result.record_push(
+        Push((0.0, 0.0, -5.0), (0.0, 0.01, 0.015)),
+        PushOutcome(False, 0.012, 0.2, 1.7, 30, 120),
+    )
+    done = dataclasses.replace(rec, status="done", result=result)
+    json_path, _ = save_session(
+        tmp_path / "s", dataclasses.replace(session, trials=[done, *session.trials[1:]])
+    )
+    back = load_session(json_path).trials[0].result
+    assert back is not None and back.push == result.push and back.push["held"] == 0.0
