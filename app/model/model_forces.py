@@ -8,6 +8,7 @@ held at the centre of mass. Nothing here is physics beyond summing what the engi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +25,53 @@ from engine.constants import GRAVITY_M_S2
 if TYPE_CHECKING:
     from engine.analytic.contact_forces import ContactForces
 
+# A patch's friction cells (1.5 mm) would draw a forest of arrows: per jaw, neighbouring cells'
+# forces are summed into at most about this many arrows (a drawing grid, like the simulated
+# contact points' spacing).
+ARROWS_PER_JAW = 48
+
+
+@dataclass(frozen=True, eq=False)
+class DrawnForces:
+    """The forces as drawn: per jaw, the sums over the cells of a square grid, each at its
+    cells' normal-force-weighted centre (the cells themselves when a jaw has few)."""
+
+    points: np.ndarray  # (n, 3) m
+    jaw: np.ndarray  # (n,)
+    normal_n: np.ndarray  # (n, 3) N
+    friction_n: np.ndarray  # (n, 3) N
+
+
+def drawn_forces(forces: ContactForces, per_jaw: int = ARROWS_PER_JAW) -> DrawnForces:
+    """Each jaw's forces summed on a grid of about `per_jaw` squares over its contacts (the
+    grid's side: the square root of the jaw's bounding box's two largest sides' product over
+    `per_jaw`); the sums per jaw are those of the engine's forces."""
+    out: list[tuple[np.ndarray, ...]] = []
+    for j in np.unique(forces.jaw):
+        mine = forces.jaw == j
+        p, fn, ft = forces.points[mine], forces.normal_n[mine], forces.friction_n[mine]
+        if len(p) > per_jaw:
+            sides = np.sort(np.ptp(p, axis=0))
+            side = max(float(np.sqrt(sides[1] * sides[2] / per_jaw)), 1e-6)
+            keys = np.floor((p - p.min(axis=0)) / side).astype(np.int64)
+            _, cell = np.unique(keys, axis=0, return_inverse=True)
+            cell = cell.ravel()
+            count = int(cell.max()) + 1
+            w = np.linalg.norm(fn, axis=1) + 1e-300
+
+            def summed(v: np.ndarray, cell: np.ndarray = cell, count: int = count) -> np.ndarray:
+                return np.column_stack(
+                    [np.bincount(cell, weights=v[:, k], minlength=count) for k in range(3)]
+                )
+
+            p = summed(p * w[:, None]) / np.bincount(cell, weights=w, minlength=count)[:, None]
+            fn, ft = summed(fn), summed(ft)
+        out.append((p, np.full(len(p), int(j)), fn, ft))
+    if not out:
+        empty = np.zeros((0, 3))
+        return DrawnForces(empty, np.zeros(0, dtype=int), empty, empty)
+    return DrawnForces(*(np.concatenate(parts) for parts in zip(*out, strict=True)))
+
 
 def _typical(forces: np.ndarray) -> float:
     size = np.linalg.norm(forces, axis=1)
@@ -31,13 +79,13 @@ def _typical(forces: np.ndarray) -> float:
     return float(np.percentile(size, TYPICAL_PERCENTILE)) if len(size) else 0.0
 
 
-def model_scale(forces: ContactForces) -> ForceScale:
+def model_scale(forces: DrawnForces) -> ForceScale:
     """The scale of a model's arrows: its typical normal and friction force at a contact drawn
     at most TYPICAL_ARROW_MM long, as a simulated trial's (app.model.forces.scale_for)."""
     return scale_for(_typical(forces.normal_n), _typical(forces.friction_n))
 
 
-def model_arrows(forces: ContactForces, scale: ForceScale, kind: str) -> Arrows:
+def model_arrows(forces: DrawnForces, scale: ForceScale, kind: str) -> Arrows:
     """The arrows of `kind` ("normal" or "friction"): one per contact with a nonzero force,
     ending at it (source: the jaw)."""
     f = forces.normal_n if kind == "normal" else forces.friction_n
@@ -82,7 +130,7 @@ def model_text(label: str, forces: ContactForces) -> str:
     parts = [
         f"{label}: normal {_pair(normal, '.3g')} N per jaw",
         f"friction {_pair(friction, '.2g')} N per jaw "
-        f"({100 * forces.cone_use:.0f} % of the cone at the busiest contact)",
+        f"({100 * forces.cone_use:.2g} % of the cone at the busiest contact)",
     ]
     torsion = np.linalg.norm(forces.torsion_nm, axis=1)
     if torsion.any():

@@ -1,6 +1,7 @@
 """The analytic models' contacts: arrows along the contact normals (point contact models) or
 patches coloured by pressure (area contact models), and the model's contact forces holding the
-weight (engine.analytic.contact_forces) as normal and friction arrows over the scene, in a
+weight (engine.analytic.contact_forces; a patch's cells summed on a drawing grid,
+app/model/model_forces.py) as normal and friction arrows over the scene, in a
 render layer of their own (app/force_arrows.py's ForceArrowLayer, the simulated forces' code)."""
 
 from __future__ import annotations
@@ -9,7 +10,14 @@ from typing import TYPE_CHECKING
 
 from app.force_arrows import ForceArrowLayer
 from app.model.forces import FORCE_KINDS
-from app.model.model_forces import held_arrow, held_legend, model_arrows, model_scale, model_text
+from app.model.model_forces import (
+    drawn_forces,
+    held_arrow,
+    held_legend,
+    model_arrows,
+    model_scale,
+    model_text,
+)
 from app.scene_style import contact_mesh
 from app.visuals.base import Scene, Visual
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
@@ -46,10 +54,11 @@ class ContactsVisual(Visual):
             self.names.append(name)
         if forces is None or not len(forces.points):
             return
-        scale = model_scale(forces)
+        drawn = drawn_forces(forces)
+        scale = model_scale(drawn)
         self.forces_text = model_text(label, forces)
         self.layer.draw(
-            {k: (model_arrows(forces, scale, k), scale.legend(k)) for k in FORCE_KINDS},
+            {k: (model_arrows(drawn, scale, k), scale.legend(k)) for k in FORCE_KINDS},
             self.forces_text,
             (held_arrow(forces, scale), held_legend(forces, scale)),
             forces.com,

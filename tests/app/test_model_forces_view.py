@@ -1,7 +1,8 @@
 """Each analytic model's contact forces in the real window (issue 39 point 5): with "draw
 contacts of the selected model" ticked, a click on a model's row in the predictions table draws
 the normal and friction forces it holds the example cube's weight with, one arrow per contact
-point (Soft point) or friction cell (REACH ...), ending at it, in the simulated forces' two
+point (Soft point) or per square of a drawing grid over a patch's friction cells (REACH ...),
+ending at it, in the simulated forces' two
 colours and scales; the legend names the model. The default grasp goes through the cube's
 centre of mass, so every friction force points straight up, against gravity. Deselecting the
 row draws the default model's (REACH's) forces; unticking the box or moving the grasp clears
@@ -16,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from app.force_arrows import arrow_count
+from app.model.model_forces import ARROWS_PER_JAW
 
 
 def _click_row(panel, qtbot, name: str, modifier=Qt.KeyboardModifier.NoModifier) -> None:
@@ -32,9 +34,21 @@ def _check_drawn(window, name: str, label: str) -> None:
     assert window.viewport.contacts.forces_text.startswith(f"{label}: normal ")
     assert any(line.startswith(f"{label}: normal ") for line in layer.legend)
     normal, friction = layer.arrows["normal"], layer.arrows["friction"]
-    assert len(normal.tails) == len(forces.points) == arrow_count(layer.meshes["normal"])
-    np.testing.assert_allclose(normal.tails + normal.vectors, forces.points)
+    assert len(normal.tails) == arrow_count(layer.meshes["normal"])
     assert len(friction.tails) == arrow_count(layer.meshes["friction"]) > 0
+    # Per jaw, the arrows (a patch's cells summed on a drawing grid) carry the engine's forces
+    # and end on its contacts.
+    for j in (0, 1):
+        mine = forces.jaw == j
+        for arrows, f in ((normal, forces.normal_n), (friction, forces.friction_n)):
+            drawn = arrows.source == j
+            assert 0 < drawn.sum() <= 2 * ARROWS_PER_JAW
+            np.testing.assert_allclose(
+                arrows.forces_n[drawn].sum(axis=0), f[mine].sum(axis=0), atol=1e-9
+            )
+            ends = (arrows.tails + arrows.vectors)[drawn]
+            lo, hi = forces.points[mine].min(axis=0), forces.points[mine].max(axis=0)
+            assert np.all((ends >= lo - 1e-9) & (ends <= hi + 1e-9))
     np.testing.assert_allclose(friction.forces_n.sum(axis=0), -forces.weight_n, atol=1e-9)
     # A centred grasp: each friction force is straight up, opposing gravity.
     up = friction.vectors / np.linalg.norm(friction.vectors, axis=1)[:, None]
@@ -68,11 +82,16 @@ def test_a_click_on_a_model_row_draws_its_contact_forces(window, qtbot):
     qtbot.waitUntil(lambda: contacts.forces_text.startswith("Soft point:"), timeout=5_000)
     _check_drawn(window, "soft_point", "Soft point")
     assert len(contacts.layer.arrows["normal"].tails) == 2  # one point per jaw
+    forces = panel.results["soft_point"].forces
+    layer = contacts.layer
+    np.testing.assert_allclose(
+        layer.arrows["normal"].tails + layer.arrows["normal"].vectors, forces.points
+    )
 
     _click_row(panel, qtbot, "exact")
     qtbot.waitUntil(lambda: contacts.forces_text.startswith("Exact area:"), timeout=5_000)
     _check_drawn(window, "exact", "Exact area")
-    assert len(contacts.layer.arrows["normal"].tails) > 20  # friction cells of both patches
+    assert len(contacts.layer.arrows["normal"].tails) > 20  # both patches' cells, summed
 
     # Ctrl+click deselects the row: the default model's (REACH's) forces are drawn.
     _click_row(panel, qtbot, "exact", Qt.KeyboardModifier.ControlModifier)
