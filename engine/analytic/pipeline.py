@@ -301,9 +301,11 @@ def _explain(
         limit_text=describe(nominal.margin, pull.margin, moment.margin, parts),
     )
     scale = held_scale(nominal.margin)
-    if scale is not None and nominal.contacts:
-        p = ctx.params
-        nominal.forces = contact_forces(
+    if scale is None or not nominal.contacts:
+        return
+    p = ctx.params
+    try:
+        forces = contact_forces(
             nominal.contacts,
             geom.mass_kg,
             geom.center_of_mass,
@@ -313,3 +315,10 @@ def _explain(
             torsion_m=p.torsion_coefficient_m() if spec.kind == POINT else 0.0,
             cell_m=p.friction_cell_m,
         )
+    except Exception as exc:  # a drawing aid: the verdict stands without it
+        nominal.details["forces_error"] = f"{type(exc).__name__}: {exc}"
+        return
+    if not all(np.isfinite(a).all() for a in (forces.normal_n, forces.friction_n)):
+        nominal.details["forces_error"] = "the contact forces are not finite"
+        return
+    nominal.forces = forces

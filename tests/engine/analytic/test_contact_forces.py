@@ -102,3 +102,17 @@ def test_forces_are_computed_only_when_explained():
     grasp = Grasp(obj.center_of_mass, [1.0, 0.0, 0.0], 0.0)
     (r,) = analyze_grasp(obj, grasp, AnalyticParams(), ["reach"], 0, 0)
     assert r.forces is None
+
+
+def test_forces_that_cannot_be_computed_leave_the_verdict_and_say_why(monkeypatch):
+    """The forces are a drawing aid: their failure is no model failure (nothing but
+    ParameterError escapes analyze_grasp)."""
+    from engine.analytic import pipeline
+
+    def broken(*_args, **_kwargs):
+        raise FloatingPointError("planted")
+
+    monkeypatch.setattr(pipeline, "contact_forces", broken)
+    (r,) = _results(0.02, models=["reach"])
+    assert r.success and r.forces is None
+    assert r.details["forces_error"] == "FloatingPointError: planted"
