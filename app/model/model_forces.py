@@ -118,7 +118,8 @@ def _pair(values: list[float], fmt: str) -> str:
 
 def model_text(label: str, forces: ContactForces) -> str:
     """One line naming the model and its forces, e.g. "REACH: normal 20 N per jaw, friction
-    0.098 N per jaw (16 % of the cone at the busiest contact) holds 0.02 kg (its weight)"."""
+    0.098 N per jaw (16 % of the friction limit at the busiest contact) hold 0.02 kg (its
+    weight)"."""
     normal = forces.per_jaw("normal")
     friction = forces.per_jaw("friction")
     mass = float(np.linalg.norm(forces.weight_n)) / GRAVITY_M_S2
@@ -130,7 +131,7 @@ def model_text(label: str, forces: ContactForces) -> str:
     parts = [
         f"{label}: normal {_pair(normal, '.3g')} N per jaw",
         f"friction {_pair(friction, '.2g')} N per jaw "
-        f"({100 * forces.cone_use:.2g} % of the cone at the busiest contact)",
+        f"({100 * forces.cone_use:.2g} % of the friction limit at the busiest contact)",
     ]
     torsion = np.linalg.norm(forces.torsion_nm, axis=1)
     if torsion.any():

@@ -11,14 +11,18 @@ one stated rule, on that model's own contacts:
   closing force F along its normal; a patch (REACH, 6DFC, 6DLS, exact area) with each friction
   cell's share of the pressure (engine.analytic.contact_profile.friction_cells, the cells the
   models use), summing to the jaw's closing force.
-- Friction: the tangential forces (and, at a soft point, the torsional moment about its normal,
-  up to gamma F) that, with the normal forces, balance the held load in force and in moment
+- Friction: the tangential forces t_i (and, at a soft point, the torsional moment m_i about
+  its normal) that, with the normal forces, balance the held load in force and in moment
   about the centre of mass, chosen with the smallest pressure-weighted norm
-  sum_i |t_i|^2 / F_i + (mu / gamma)^2 m_i^2 / F_i. Under a pure pull every cell then uses the
-  same fraction of its Coulomb cone (t_i proportional to F_i). The rule does not clip at the
-  cone: `cone_use` (the largest |t_i| / (mu F_i)) says how much of it the busiest contact needs,
-  and `residual` how much of the load no tangential force can balance (a hard point cannot
-  resist torsion about the line through the two points).
+  sum_i |t_i|^2 / F_i + (mu / gamma)^2 m_i^2 / F_i (under a pure pull every cell then uses the
+  same fraction of its Coulomb cone: t_i proportional to F_i), among those inside every cone,
+  |t_i| <= mu F_i, and a soft point's torsion limit, |m_i| <= gamma F_i. When the plain
+  smallest-norm forces leave a cone (a moment at the limit load) the constrained ones come from
+  one small convex QP (Clarabel); when none exist within the cones (a model whose linearised
+  limit surface holds slightly more than the cones allow), the plain ones are kept and
+  `cone_use` (the largest |t_i| / (mu F_i), or |m_i| / (gamma F_i)) says by how much they
+  exceed. `residual` is the part of the load no tangential force can balance (a hard point
+  cannot resist torsion about the line through the two points).
 
 Conventions of engine.analytic.contact_patch: resting frame, forces on the object, N.
 """
@@ -26,7 +30,7 @@ Conventions of engine.analytic.contact_patch: resting frame, forces on the objec
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -50,6 +54,8 @@ class ContactForces:
     scale: float  # the multiple of the weight these forces hold: min(1, margin)
     mu: float
     residual: float  # |unbalanced wrench| / |weight| (0: in equilibrium)
+    # (n,) N m, the torsion a soft point resists at most, gamma F (0: none; patches)
+    torsion_limit_nm: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def per_jaw(self, kind: str) -> list[float]:
         """The size of each jaw's resultant of `kind` ("normal" or "friction"), N."""
@@ -58,13 +64,22 @@ class ContactForces:
 
     @property
     def cone_use(self) -> float:
-        """The largest |friction| / (mu |normal|) over the contacts (<= 1: inside every cone)."""
+        """The largest |friction| / (mu |normal|) over the contacts, and at a soft point
+        |torsion| / (gamma |normal|) (<= 1: inside every cone and torsion limit)."""
         fn = np.linalg.norm(self.normal_n, axis=1)
-        ft = np.linalg.norm(self.friction_n, axis=1)
-        if not len(ft) or not ft.max() > 0:
-            return 0.0
-        cap = self.mu * fn
-        return float(np.max(np.where(cap > 0, ft / np.maximum(cap, 1e-300), math.inf)))
+        use = [_ratio(np.linalg.norm(self.friction_n, axis=1), self.mu * fn)]
+        if len(self.torsion_limit_nm):
+            use.append(_ratio(np.linalg.norm(self.torsion_nm, axis=1), self.torsion_limit_nm))
+        return max(use)
+
+
+def _ratio(value: np.ndarray, cap: np.ndarray) -> float:
+    """The largest value / cap (0 when every value is 0; inf where a value has no cap)."""
+    if not len(value) or not value.max() > 0:
+        return 0.0
+    return float(
+        np.max(np.where(cap > 0, value / np.maximum(cap, 1e-300), np.where(value > 0, np.inf, 0.0)))
+    )
 
 
 def held_scale(margin: float) -> float | None:
@@ -93,6 +108,59 @@ def _points(
     return np.vstack(pos), np.vstack(nrm), np.concatenate(force), np.concatenate(jaw)
 
 
+def _min_norm(a: np.ndarray, need: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The x with a x = need (least squares when none) of the smallest sum x_k^2 / weights_k.
+    Rows of a: 3 forces then 3 torques, the torques already divided by a length."""
+    root = np.sqrt(weights)
+    y, *_ = np.linalg.lstsq(a * root, need, rcond=None)
+    return root * y
+
+
+def _min_norm_in_cones(
+    a: np.ndarray, need: np.ndarray, weights: np.ndarray, caps: np.ndarray, pairs: int
+) -> np.ndarray | None:
+    """As _min_norm with each tangential pair (x_2i, x_2i+1), i < pairs, of norm at most
+    caps[i] and the j-th further x (a torsion, x_2pairs+j) of size at most caps[pairs + j]: one
+    small convex QP (Clarabel). None when no such x exists or the solver does not say solved."""
+    import clarabel
+    from scipy import sparse
+
+    k = a.shape[1]
+    unit = max(float(caps.max()), 1e-300)  # variables in units of the largest cap: O(1)
+    p_mat = sparse.diags(weights.max() / np.maximum(weights, 1e-300), format="csc")
+    rows, b = [sparse.csc_matrix(a * unit)], [need]
+    cones: list = [clarabel.ZeroConeT(6)]
+    extra = k - 2 * pairs
+    if extra:  # |m| <= cap: cap - m >= 0 and cap + m >= 0
+        eye = sparse.eye(extra, format="csc")
+        pick = sparse.hstack([sparse.csc_matrix((extra, 2 * pairs)), eye])
+        rows.append(sparse.vstack([pick, -pick]))
+        b.append(np.tile(caps[pairs:] / unit, 2))
+        cones.append(clarabel.NonnegativeConeT(2 * extra))
+    # Per pair: (cap_i, x_2i, x_2i+1) in the second-order cone: rows (0, -1, -1), b (cap_i, 0, 0).
+    i = np.arange(pairs)
+    soc = sparse.coo_matrix(
+        (-np.ones(2 * pairs), (np.r_[3 * i + 1, 3 * i + 2], np.r_[2 * i, 2 * i + 1])),
+        shape=(3 * pairs, k),
+    )
+    rows.append(soc)
+    cap_rows = np.zeros(3 * pairs)
+    cap_rows[3 * i] = caps[:pairs] / unit
+    b.append(cap_rows)
+    cones += [clarabel.SecondOrderConeT(3)] * pairs
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    solver = clarabel.DefaultSolver(
+        p_mat, np.zeros(k), sparse.vstack(rows, format="csc"), np.concatenate(b), cones, settings
+    )
+    sol = solver.solve()
+    if str(sol.status) not in ("Solved", "AlmostSolved"):
+        return None
+    x = np.asarray(sol.x) * unit
+    # The solver meets a x = need to its tolerance: the smallest correction makes it exact.
+    return x + _min_norm(a, need - a @ x, weights)
+
+
 def contact_forces(
     contacts: list[ContactPoint] | list[ContactPatch],
     mass_kg: float,
@@ -109,38 +177,62 @@ def contact_forces(
     com = np.asarray(com, dtype=float).reshape(3)
     pos, nrm, fn, jaw = _points(contacts, closing_force_n, cell_m)
     normal = fn[:, None] * nrm
-    load = scale * gravity_wrench(mass_kg)
-    # Friction must supply what the normal forces and the held load leave: sum = 0.
-    need = -load - wrench_columns(pos, normal, com).sum(axis=0)
-    basis = np.swapaxes(tangent_basis(nrm), 1, 2)  # (n, 2, 3) tangent directions
-    cols = [wrench_columns(pos[:, None, :], basis, com).reshape(-1, 6)]
-    weights = [np.repeat(fn, 2)]
-    points = isinstance(contacts[0], ContactPoint) if contacts else False
-    if points and torsion_m > 0 and mu > 0:
-        cols.append(np.hstack([np.zeros_like(nrm), nrm]))
-        weights.append(fn * (torsion_m / mu) ** 2)
-    a = np.vstack(cols).T  # (6, k)
-    root = np.sqrt(np.concatenate(weights))
+    weight = gravity_wrench(mass_kg)
     # Torque rows per RMS arm (conditioning only: the constraint is met exactly or not at all).
     arm = max(float(np.sqrt(np.mean(np.sum((pos - com) ** 2, axis=1)))), 1e-6)
     row = np.array([1.0, 1.0, 1.0, 1 / arm, 1 / arm, 1 / arm])
-    y, *_ = np.linalg.lstsq(a * root * row[:, None], need * row, rcond=None)
-    x = root * y
-    friction = np.einsum("nk,nki->ni", x[: 2 * len(fn)].reshape(-1, 2), basis)
-    torsion = np.zeros_like(nrm)
-    if len(x) > 2 * len(fn):
-        torsion = x[2 * len(fn) :, None] * nrm
-    unbalanced = (a @ x - need) * row
-    size = max(float(np.linalg.norm(gravity_wrench(mass_kg) * row)), 1e-300)
+    # Friction must supply what the normal forces and the held load leave: sum = 0.
+    need = (-scale * weight - wrench_columns(pos, normal, com).sum(axis=0)) * row
+    basis = np.swapaxes(tangent_basis(nrm), 1, 2)  # (n, 2, 3) tangent directions
+    cols = [wrench_columns(pos[:, None, :], basis, com).reshape(-1, 6)]
+    weights, caps = [np.repeat(fn, 2)], [mu * fn]
+    torsion_limit = np.zeros(len(fn))
+    if contacts and isinstance(contacts[0], ContactPoint) and torsion_m > 0 and mu > 0:
+        cols.append(np.hstack([np.zeros_like(nrm), nrm]))
+        weights.append(fn * (torsion_m / mu) ** 2)
+        torsion_limit = torsion_m * fn
+        caps.append(torsion_limit)
+    a = np.vstack(cols).T * row[:, None]  # (6, k)
+    w = np.concatenate(weights)
+    x = _min_norm(a, need, w)
+    forces = _forces(pos, jaw, normal, x, basis, weight, com, scale, mu, torsion_limit)
+    if forces.cone_use > 1.0 and mu > 0:
+        inside = _min_norm_in_cones(a, need, w, np.concatenate(caps), len(fn))
+        if inside is not None:
+            forces = _forces(pos, jaw, normal, inside, basis, weight, com, scale, mu, torsion_limit)
+            x = inside
+    unbalanced = float(np.linalg.norm(a @ x - need))
+    return replace(forces, residual=unbalanced / max(float(np.linalg.norm(weight * row)), 1e-300))
+
+
+def _forces(
+    pos: np.ndarray,
+    jaw: np.ndarray,
+    normal: np.ndarray,
+    x: np.ndarray,
+    basis: np.ndarray,
+    weight: np.ndarray,
+    com: np.ndarray,
+    scale: float,
+    mu: float,
+    torsion_limit: np.ndarray,
+) -> ContactForces:
+    """ContactForces from the solved tangential components (and torsions) x."""
+    n = len(pos)
+    friction = np.einsum("nk,nki->ni", x[: 2 * n].reshape(-1, 2), basis)
+    torsion = np.zeros_like(pos)
+    if len(x) > 2 * n:
+        torsion = x[2 * n :, None] * normal / np.linalg.norm(normal, axis=1, keepdims=True)
     return ContactForces(
         points=pos,
         jaw=jaw,
         normal_n=normal,
         friction_n=friction,
         torsion_nm=torsion,
-        weight_n=gravity_wrench(mass_kg)[:3],
+        weight_n=weight[:3],
         com=com,
         scale=float(scale),
         mu=float(mu),
-        residual=float(np.linalg.norm(unbalanced)) / size,
+        residual=0.0,
+        torsion_limit_nm=torsion_limit,
     )

@@ -97,6 +97,26 @@ def test_a_failing_model_draws_the_forces_of_the_largest_load_it_holds():
         assert f.cone_use == pytest.approx(1.0, rel=0.01)  # at the limit: the cones are full
 
 
+def test_at_its_limit_with_a_moment_the_friction_stays_inside_the_cones():
+    """A 0.6 kg cube gripped at 5 N 8 mm beside its centre of mass: every model fails, and at
+    the largest load it holds (s* m g with gravity's moment about the closing axis) the
+    smallest-norm friction alone would leave some cells' cones (up to 1.5 x for the exact
+    model); the forces drawn are the smallest within them, which the model's s* says exist,
+    and a soft point's torsion stays within gamma F."""
+    for r in _results(0.6, 0.008, ["soft_point", "reach", "6dfc", "exact"], force_n=5.0):
+        assert not r.success
+        f = r.forces
+        assert f.scale == r.margin
+        _check_equilibrium(f, 0.6)
+        _check_cones_and_grip(f, 5.0, tol=1e-6)
+        if r.model == "soft_point":
+            torsion = np.linalg.norm(f.torsion_nm, axis=1)
+            assert np.all(torsion <= f.torsion_limit_nm * (1 + 1e-6))
+            assert torsion.max() > 0
+        else:
+            assert f.cone_use == pytest.approx(1.0, abs=1e-6), r.model  # the cones are full
+
+
 def test_forces_are_computed_only_when_explained():
     obj = cube(0.03, 0.02)
     grasp = Grasp(obj.center_of_mass, [1.0, 0.0, 0.0], 0.0)
