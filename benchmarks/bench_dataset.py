@@ -259,12 +259,12 @@ def measure(results: Path, table: Path, repeats: int) -> dict:
         def on_frame(_t: int, _i: int, drawn: list[float] = drawn) -> None:
             drawn.append(time.perf_counter())
 
-        conn = w.frame_displayed.connect(on_frame)
+        conn = w.scene.frame_displayed.connect(on_frame)
         t0 = time.perf_counter()
         w.dataset_dock.trials.selectRow(g.trials.index(g.frames_trials()[0]))
         _wait(app, lambda drawn=drawn: bool(drawn), 30)
         out["replay"].append(drawn[0] - t0)
-        w.frame_displayed.disconnect(conn)
+        w.scene.frame_displayed.disconnect(conn)
         out["frames"] = len(w.timeline.series)
         out["frames_kb"] = g.frames_trials()[0].frames_file.stat().st_size / 1e3
     for _ in range(repeats):

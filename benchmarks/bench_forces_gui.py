@@ -57,7 +57,7 @@ class ShowTimer:
 def stream(app, window, probe: GapProbe) -> dict:
     """One Simulate press with the view following the live frame: its gaps and counts."""
     drawn: list[int] = []
-    conn = window.frame_displayed.connect(lambda t, i: drawn.append(i))
+    conn = window.scene.frame_displayed.connect(lambda t, i: drawn.append(i))
     probe.start()
     t0 = time.perf_counter()
     window.doc.dirty = False
@@ -65,7 +65,7 @@ def stream(app, window, probe: GapProbe) -> dict:
     _wait(app, lambda: not window.sim.is_running(), 1800)
     wall = time.perf_counter() - t0
     gaps = sorted(probe.stop())
-    window.frame_displayed.disconnect(conn)
+    window.scene.frame_displayed.disconnect(conn)
     run = window.doc.run
     return {
         "gaps": gaps,

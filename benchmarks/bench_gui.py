@@ -1,6 +1,7 @@
 """GUI responsiveness while simulations stream into the real main window.
 
-Measures, with the example cube and the default grasp:
+Measures, with the example cube (or `--object MESH`, e.g. a 16k-face scan) and its default
+grasp:
 - time to first frame: from pressing Simulate (the F5 action) to the first streamed frame drawn
   in the 3D view, with the pre-started (warm) worker, and once with a cold worker for contrast;
 - the longest gap of the Qt event loop while N full squeeze-lift trials stream (a 5 ms QTimer
@@ -9,6 +10,7 @@ Measures, with the example cube and the default grasp:
 Writes benchmarks/results/gui.md. Needs an X server (the VTK view is an OpenGL widget):
 
     xvfb-run -a -s "-screen 0 1440x960x24" .venv/bin/python benchmarks/bench_gui.py [--trials 3]
+        [--object MESH --out benchmarks/results/gui_scan.md]
 """
 
 from __future__ import annotations
@@ -31,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 def first_frame_s(app, window) -> float:
     """Seconds from triggering Simulate to the first frame drawn (then cancels the run)."""
     drawn: list[float] = []
-    conn = window.frame_displayed.connect(lambda t, i: drawn.append(time.perf_counter()))
+    conn = window.scene.frame_displayed.connect(lambda t, i: drawn.append(time.perf_counter()))
     window.doc.dirty = False
     t0 = time.perf_counter()
     window.menus.simulate_action.trigger()
     _wait(app, lambda: bool(drawn), 120)
-    window.frame_displayed.disconnect(conn)
+    window.scene.frame_displayed.disconnect(conn)
     window.runs.cancel_simulation()
     _wait(app, lambda: not window.sim.is_running(), 60)
     return drawn[0] - t0
@@ -46,7 +48,7 @@ def prediction_latency_s(app, window, name: str, value: float) -> tuple[float, f
     """Seconds from a parameter edit to the analytic table showing the nominal predictions,
     and to the robustness estimates (the background analysis process's two stages)."""
     shown: list[tuple[float, int, str]] = []
-    conn = window.predictions_shown.connect(
+    conn = window.analysis_ctl.predictions_shown.connect(
         lambda request: shown.append((time.perf_counter(), request, window.predictions.stage))
     )
     t0 = time.perf_counter()
@@ -57,7 +59,7 @@ def prediction_latency_s(app, window, name: str, value: float) -> tuple[float, f
         return next((t for t, r, s in shown if r == request and s == stage), None)
 
     _wait(app, lambda: stage_time("robust") is not None, 120)
-    window.predictions_shown.disconnect(conn)
+    window.analysis_ctl.predictions_shown.disconnect(conn)
     return stage_time("nominal") - t0, stage_time("robust") - t0
 
 
@@ -67,6 +69,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="streaming runs for the gap test")
     ap.add_argument("--first-frame-runs", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "gui.md"))
+    ap.add_argument("--object", help="a mesh file to open instead of the example cube")
     args = ap.parse_args()
     if not os.environ.get("DISPLAY"):
         print(
@@ -85,8 +88,18 @@ def main() -> int:
     window.ui.quiet = True
     window.resize(1400, 900)
     window.show()
-    window.opening.load_example()
+    if args.object:
+        if not window.opening.open_path(args.object):
+            print(f"bench_gui: cannot open {args.object}: {window.ui.errors}", file=sys.stderr)
+            return 2
+    else:
+        window.opening.load_example()
     _wait(app, lambda: window.sim.ready_count > 0 and window.model.grasp_valid is not None, 300)
+    what = (
+        f"{Path(args.object).name} ({len(window.doc.mesh.faces)} faces)"
+        if args.object
+        else "The example cube"
+    )
 
     warm = [first_frame_s(app, window) for _ in range(args.first_frame_runs)]
     mu0 = window.doc.params.mu
@@ -104,7 +117,7 @@ def main() -> int:
     # the longest gap is a tail statistic and this machine is shared, so quote its median.
     window.editing.edit_param("n_trials", args.trials)
     drawn = []
-    window.frame_displayed.connect(lambda t, i: drawn.append(i))
+    window.scene.frame_displayed.connect(lambda t, i: drawn.append(i))
     probe = GapProbe(5)
     runs = []  # per repeat: (sorted gaps, CPU in the longest gap, wall s, frames, lifted)
     for _ in range(args.repeats):
@@ -149,7 +162,7 @@ def main() -> int:
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {platform.node()} ({platform.machine()}, "
         f"{os.cpu_count()} cores), Python {platform.python_version()}, under Xvfb "
-        "(Mesa llvmpipe, no GPU). The example cube with the default grasp, default parameters, "
+        f"(Mesa llvmpipe, no GPU). {what} with the default grasp, default parameters, "
         f"one pre-started simulation worker process; 1-minute load average {load:.1f} at the end "
         "(other processes share the machine). `benchmarks/bench_gui.py`.",
         "",
@@ -174,7 +187,7 @@ def main() -> int:
         f"| frames received, all runs / drawn (drawing is throttled to ~30 Hz) | "
         f"{sum(r[3] for r in runs)} / {len(drawn)} | |",
         f"| wall time of the {args.trials} trials, each run | "
-        f"{', '.join(f'{r[2]:.1f}' for r in runs)} s ({lifted}/{args.trials} lifted the cube) | |",
+        f"{', '.join(f'{r[2]:.1f}' for r in runs)} s ({lifted}/{args.trials} lifted the object) | |",
         f"| renders of the 3D view during the whole benchmark | {renders} | |",
         "",
         "The solver runs in a spawned worker process at the lowest CPU priority (nice 19), "
