@@ -258,6 +258,7 @@ class PredictionsPanel(QWidget):
         grasp or grip force, are no longer drawn (they are again with the new results)."""
         self.status.setText("updating…")
         self.pending = True
+        self.stage = ""  # no stage of the new request's answer yet
         self.show_contacts_changed.emit(self.contacts_box.isChecked())
 
     def set_results(
