@@ -30,7 +30,7 @@ def fake_trials(monkeypatch):
     the solver does)."""
     interrupt_at = [None]
 
-    def run_trials(obj, grasp, params, spec, on_frame, pad=None):
+    def run_trials(obj, grasp, params, spec, on_frame, pad=None, push=None):
         # The frames file holds the real pad's mesh: the frame's pads have its vertex count
         # (reading the file back checks that its faces index them).
         from engine.grasp.simulation import build_pad
