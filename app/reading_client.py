@@ -102,8 +102,13 @@ class ReadingClient(QObject):
             show.stop()
             show.deleteLater()
             dialog.canceled.disconnect(self.cancel)
+            shown = dialog.isVisible()
             dialog.reset()
             dialog.deleteLater()
+            if shown and self._window is not None:
+                # The closed dialog leaves no window active: the window's shortcuts (F5, Space,
+                # Ctrl+S) would do nothing until the user clicked it.
+                self._window.activateWindow()
         if self._cancelled and self._answer is None:
             log.info("%s: cancelled; stopping the reading process", what)
             self._client.shutdown(timeout_s=0.5)  # it may be deep in a read: not worth waiting

@@ -92,3 +92,28 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_window_takes_the_keys_again_after_the_reading_dialog(
+    window, qtbot, monkeypatch, tmp_path
+):
+    """A read long enough to show the progress dialog (here at once) gives the keyboard back to
+    the window when it closes: F5 right after opening simulates (the closed dialog had left no
+    window active, so the window's shortcuts did nothing until a click)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    import app.reading_client as reading_client
+
+    monkeypatch.setattr(reading_client, "SHOW_AFTER_MS", 0)
+    path = tmp_path / "box.obj"
+    trimesh.creation.box(extents=(0.04, 0.03, 0.02)).export(path)
+    assert window.opening.open_path(path)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    qtbot.waitUntil(lambda: window.model.grasp_valid is not None, timeout=60_000)
+    window.doc.dirty = False
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert window.sim.is_running() or window.ui.errors
+    window.runs.cancel_simulation()
+    qtbot.waitUntil(lambda: not window.sim.is_running(), timeout=30_000)
+    window.doc.dirty = False
