@@ -20,7 +20,6 @@ from app.model.forces import (
     ForceScale,
     scale_for,
 )
-from engine.constants import GRAVITY_M_S2
 
 if TYPE_CHECKING:
     from engine.analytic.contact_forces import ContactForces
@@ -106,37 +105,3 @@ def held_legend(forces: ContactForces, scale: ForceScale) -> str:
     """E.g. "weight held 0.196 N at the centre of mass: 1 mm = 0.02 N"."""
     held = forces.scale * float(np.linalg.norm(forces.weight_n))
     return f"weight held {held:.3g} N at the centre of mass: 1 mm = {scale.normal_n_per_mm:g} N"
-
-
-def _pair(values: list[float], fmt: str) -> str:
-    """Both jaws' values, "20 / 18", or one when they agree to 0.1 %."""
-    a, b = values
-    if abs(a - b) <= 1e-3 * max(abs(a), abs(b)):
-        return format(a, fmt)
-    return f"{a:{fmt}} / {b:{fmt}}"
-
-
-def model_text(label: str, forces: ContactForces) -> str:
-    """One line naming the model and its forces, e.g. "REACH: normal 20 N per jaw, friction
-    0.098 N per jaw (16 % of the friction limit at the busiest contact) hold 0.02 kg (its
-    weight)"."""
-    normal = forces.per_jaw("normal")
-    friction = forces.per_jaw("friction")
-    mass = float(np.linalg.norm(forces.weight_n)) / GRAVITY_M_S2
-    held = (
-        "its weight"
-        if forces.scale >= 1.0
-        else f"{forces.scale:.3g} x its weight, the most it holds"
-    )
-    parts = [
-        f"{label}: normal {_pair(normal, '.3g')} N per jaw",
-        f"friction {_pair(friction, '.2g')} N per jaw "
-        f"({100 * forces.cone_use:.2g} % of the friction limit at the busiest contact)",
-    ]
-    torsion = np.linalg.norm(forces.torsion_nm, axis=1)
-    if torsion.any():
-        parts.append(f"torsion {1e3 * float(torsion.max()):.2g} N mm at a point")
-    text = ", ".join(parts) + f" hold {forces.scale * mass:.3g} kg ({held})"
-    if forces.residual > 1e-6:
-        text += f"; {100 * forces.residual:.2g} % of the load is not balanced"
-    return text

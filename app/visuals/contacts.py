@@ -16,7 +16,6 @@ from app.model.model_forces import (
     held_legend,
     model_arrows,
     model_scale,
-    model_text,
 )
 from app.scene_style import contact_mesh
 from app.visuals.base import Scene, Visual
@@ -56,7 +55,7 @@ class ContactsVisual(Visual):
             return
         drawn = drawn_forces(forces)
         scale = model_scale(drawn)
-        self.forces_text = model_text(label, forces)
+        self.forces_text = forces.describe(label)
         self.layer.draw(
             {k: (model_arrows(drawn, scale, k), scale.legend(k)) for k in FORCE_KINDS},
             self.forces_text,

@@ -37,6 +37,7 @@ import numpy as np
 from engine.analytic.contact_patch import ContactPatch, ContactPoint
 from engine.analytic.contact_profile import friction_cells
 from engine.analytic.wrench import gravity_wrench, tangent_basis, wrench_columns
+from engine.constants import GRAVITY_M_S2
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +63,29 @@ class ContactForces:
         f = self.normal_n if kind == "normal" else self.friction_n
         return [float(np.linalg.norm(f[self.jaw == j].sum(axis=0))) for j in (0, 1)]
 
+    def describe(self, label: str) -> str:
+        """One line naming the model and its forces, e.g. "REACH: normal 20 N per jaw, friction
+        0.098 N per jaw (16 % of the friction limit at the busiest contact) hold 0.02 kg (its
+        weight)" (the app's legend, `ipcgrasp analyze`)."""
+        mass = float(np.linalg.norm(self.weight_n)) / GRAVITY_M_S2
+        held = (
+            "its weight"
+            if self.scale >= 1.0
+            else f"{self.scale:.3g} x its weight, the most it holds"
+        )
+        parts = [
+            f"{label}: normal {_pair(self.per_jaw('normal'), '.3g')} N per jaw",
+            f"friction {_pair(self.per_jaw('friction'), '.2g')} N per jaw "
+            f"({100 * self.cone_use:.2g} % of the friction limit at the busiest contact)",
+        ]
+        torsion = np.linalg.norm(self.torsion_nm, axis=1)
+        if len(torsion) and torsion.max() > 1e-9:  # N m: round-off of a centred grasp is 1e-20
+            parts.append(f"torsion {1e3 * float(torsion.max()):.2g} N mm at a point")
+        text = ", ".join(parts) + f" hold {self.scale * mass:.3g} kg ({held})"
+        if self.residual > 1e-6:
+            text += f"; {100 * self.residual:.2g} % of the load is not balanced"
+        return text
+
     @property
     def cone_use(self) -> float:
         """The largest |friction| / (mu |normal|) over the contacts, and at a soft point
@@ -71,6 +95,14 @@ class ContactForces:
         if len(self.torsion_limit_nm):
             use.append(_ratio(np.linalg.norm(self.torsion_nm, axis=1), self.torsion_limit_nm))
         return max(use)
+
+
+def _pair(values: list[float], fmt: str) -> str:
+    """Both jaws' values, "20 / 18", or one when they agree to 0.1 %."""
+    a, b = values
+    if abs(a - b) <= 1e-3 * max(abs(a), abs(b)):
+        return format(a, fmt)
+    return f"{a:{fmt}} / {b:{fmt}}"
 
 
 def _ratio(value: np.ndarray, cap: np.ndarray) -> float:

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for r in results:
             why = {k: r.details[k] for k in EXPLAINED if k in r.details}
-            print(json.dumps({**r.as_json(), **_finite(why)}), flush=True)
+            print(json.dumps({**r.as_json(), **_finite(why), **_forces(r)}), flush=True)
         if measured is not None:
             print(json.dumps(_finite(measured)), flush=True)
     else:
@@ -178,6 +178,21 @@ EXPLAINED = ("limit", "limit_text", "pull_margin", "moment_margin", "moment_nm")
 """What --json adds per model from the load's two parts (engine.analytic.load_limits)."""
 
 
+def _forces(r: ModelResult) -> dict:
+    """The model's contact forces holding the load, per jaw (N), for --json (none: {})."""
+    f = r.forces
+    if f is None:
+        return {}
+    return _finite(
+        {
+            "forces_normal_n": f.per_jaw("normal"),
+            "forces_friction_n": f.per_jaw("friction"),
+            "forces_cone_use": f.cone_use,
+            "forces_scale": f.scale,
+        }
+    )
+
+
 def _finite(values: dict) -> dict:
     """Non-finite floats as None (JSON has no inf)."""
     return {
@@ -216,3 +231,9 @@ def _print_table(results: list[ModelResult], obj: RestingObject, params: Analyti
         print("moment about it; the margin of each part alone):")
         for r in explained:
             print(f"  {r.model:<11} {r.details['limit_text']}")
+    drawn = [r for r in results if r.forces is not None]
+    if drawn:
+        print("the contact forces each model holds the load with (engine.analytic.contact_forces):")
+        for r in drawn:
+            assert r.forces is not None
+            print(f"  {r.forces.describe(r.model)}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.model.model_forces import ARROWS_PER_JAW, drawn_forces, model_text
+from app.model.model_forces import ARROWS_PER_JAW, drawn_forces
 from engine.analytic.contact_forces import ContactForces
 
 
@@ -51,6 +51,6 @@ def test_a_soft_point_is_drawn_as_it_is_and_its_text_names_the_model():
     d = drawn_forces(f)
     np.testing.assert_array_equal(d.points, f.points)
     np.testing.assert_array_equal(d.friction_n, f.friction_n)
-    text = model_text("Soft point", f)
+    text = f.describe("Soft point")
     assert text.startswith("Soft point: normal ")
     assert text.endswith("hold 0.0204 kg (its weight)")

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from engine.cli.main import main
+from engine.constants import GRAVITY_M_S2
 
 KEYS = {"model", "success", "margin", "robustness", "reason", "time_s"}
 
@@ -54,6 +55,11 @@ def test_analyze_json_lines_and_csv(tmp_path, capsys):
         assert rec["success"] is True and rec["reason"] == ""
         assert rec["margin"] == pytest.approx(61.16, rel=0.01)
         assert rec["robustness"] == 1.0 and rec["samples"] == 3
+        # The forces each model holds the 20 g cube with, centred: each jaw presses with the
+        # grip and its friction carries half the weight (by symmetry), m g / 2 = 0.0981 N (g = 9.81 m/s^2, engine.constants).
+        assert rec["forces_normal_n"] == pytest.approx([20.0, 20.0], rel=1e-6)
+        assert rec["forces_friction_n"] == pytest.approx([0.02 * GRAVITY_M_S2 / 2] * 2, rel=1e-6)
+        assert rec["forces_scale"] == 1.0 and 0 < rec["forces_cone_use"] < 1
     with out.open() as fh:
         rows = list(csv.DictReader(fh))
     assert [r["model"] for r in rows] == ["soft_point", "reach", "6dfc", "exact"]
@@ -67,6 +73,8 @@ def test_analyze_table_with_default_grasp(capsys):
     text = capsys.readouterr().out
     assert "robustness [95% CI]" in text
     assert "soft_point" in text and "exact" in text and "1.00 [" in text
+    assert "soft_point: normal 20 N per jaw, friction" in text
+    assert "exact: normal 20 N per jaw, friction" in text and "torsion" not in text
 
 
 def test_analyze_failure_reason_in_json(capsys):
