@@ -37,11 +37,6 @@ class PushGesture(QObject):
         self._start: tuple[np.ndarray, np.ndarray, float] | None = None  # world, rest, depth
         plotter.installEventFilter(self)
 
-    @property
-    def active(self) -> bool:
-        """Whether a push drag is under way."""
-        return self._start is not None
-
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         t = event.type()
         if t == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):

@@ -54,11 +54,10 @@ class ObjectPicker:
         hit = self._hit(x, y, renderer)
         if hit is None:
             return None
-        to_rest, world = np.linalg.inv(hit[0]), hit[1]
-        point = to_rest[:3, :3] @ world + to_rest[:3, 3]
-        normal = to_rest[:3, :3] @ np.array(self._picker.GetPickNormal(), dtype=float)
+        to_world, point = hit
+        normal = np.linalg.solve(to_world[:3, :3], self._picker.GetPickNormal())
         normal /= max(float(np.linalg.norm(normal)), 1e-300)
-        return _onto_cell(self._picker, point), normal
+        return point, normal
 
     def pick_world(
         self, x: float, y: float, renderer: pv.Renderer
@@ -68,15 +67,14 @@ class ObjectPicker:
         hit = self._hit(x, y, renderer)
         if hit is None:
             return None
-        to_world, world = hit
-        to_rest = np.linalg.inv(to_world)
-        rest = _onto_cell(self._picker, to_rest[:3, :3] @ world + to_rest[:3, 3])
+        to_world, rest = hit
         return to_world[:3, :3] @ rest + to_world[:3, 3], rest
 
     def _hit(
         self, x: float, y: float, renderer: pv.Renderer
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """(the object actor's 4x4 world <- resting frame, the world point picked), or None."""
+        """(the object actor's 4x4 world <- resting frame, the picked point in the resting
+        frame, on the triangle hit), or None."""
         picker = self._picker
         if self._actor is None or not picker.Pick(x, y, 0, renderer):
             return None
@@ -85,7 +83,9 @@ class ObjectPicker:
             return None
         m = actor.GetMatrix()
         to_world = np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
-        return to_world, np.array(picker.GetPickPosition(), dtype=float)
+        to_rest = np.linalg.inv(to_world)
+        world = np.array(picker.GetPickPosition(), dtype=float)
+        return to_world, _onto_cell(picker, to_rest[:3, :3] @ world + to_rest[:3, 3])
 
 
 def _onto_cell(picker: vtkCellPicker, point: np.ndarray) -> np.ndarray:

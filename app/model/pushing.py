@@ -26,13 +26,19 @@ PUSH_PHASES = ("hold", "push")
 
 @dataclass(frozen=True)
 class PushTarget:
-    """A trial the user may push: its record, its run, the force per metre of drag (N/m) and
-    the object's weight (N)."""
+    """A trial the user may push: its record, its run, the grip's friction 2 mu F it ended
+    with (N), the object's size (its largest extent, m) and weight (N)."""
 
     record: TrialRecord
     run: Run
-    newtons_per_m: float
+    capacity_n: float
+    size_m: float
     weight_n: float
+
+    @property
+    def newtons_per_m(self) -> float:
+        """The push (N) per metre of drag: the grip's friction over the object's size."""
+        return self.capacity_n / max(self.size_m, 1e-9)
 
     def force(self, drag_m: np.ndarray) -> np.ndarray:
         """The push (N, world frame) a drag of `drag_m` (m, world frame) asks for."""
@@ -41,15 +47,10 @@ class PushTarget:
     def describe(self, force_n: np.ndarray) -> str:
         """The status line while dragging."""
         f = float(np.linalg.norm(force_n))
-        capacity = (
-            2.0
-            * self.run.params.mu
-            * (self.record.result.grip_force_n if self.record.result else 0.0)
-        )
         return (
             f"push {f:.2f} N = {f / self.weight_n:.1f} x the weight, "
-            f"{f / max(capacity, 1e-12):.2f} x the grip's friction 2 mu F = {capacity:.1f} N: "
-            "release to simulate it (Esc cancels)"
+            f"{f / max(self.capacity_n, 1e-12):.2f} x the grip's friction 2 mu F = "
+            f"{self.capacity_n:.1f} N: release to simulate it (Esc cancels)"
         )
 
 
@@ -68,8 +69,7 @@ def push_target(doc: Document | None, trial: int, frame_index: int) -> PushTarge
     obj = run.obj if run.obj is not None else doc.obj
     size = float(np.ptp(np.asarray(obj.vertices), axis=0).max())
     capacity = 2.0 * run.params.mu * max(rec.result.grip_force_n, 0.0)
-    weight = obj.mass_kg * GRAVITY_M_S2
-    return PushTarget(rec, run, capacity / max(size, 1e-9), weight)
+    return PushTarget(rec, run, capacity, size, obj.mass_kg * GRAVITY_M_S2)
 
 
 def push_run(target: PushTarget, push: Push, run_id: int) -> tuple[Run, PlannedTrial]:

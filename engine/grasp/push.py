@@ -79,14 +79,13 @@ class Push:
 @dataclass(frozen=True)
 class PushOutcome:
     """What a push did: held (the object stayed within the tolerances), how far the object
-    moved relative to the plates (m) and turned (rad) at the end, the frames and iterations."""
+    moved relative to the plates (m) and turned (rad) at the end (its frames and Newton
+    iterations count in the trial's, through GraspSimulation.frame)."""
 
     held: bool
     moved_m: float
     turned_rad: float
     weight_multiple: float  # |F| / the object's weight
-    steps: int
-    newton_iterations: int
 
 
 def apply_push(
@@ -105,7 +104,7 @@ def apply_push(
     com = np.asarray(sim.obj.center_of_mass, dtype=float)
     pushing = round(push.duration_s / h)
     total = pushing + round(SETTLE_S / h)
-    moved, turned, its_total = 0.0, 0.0, 0
+    moved, turned = 0.0, 0.0
     steps = 0
     while steps < total:
         t = (steps + 1) * h
@@ -123,7 +122,6 @@ def apply_push(
         new, its = stepper.step(cmd)
         stepper.state = new
         steps += 1
-        its_total += its
         frame, _ = sim.frame(new, "push", its)
         yield frame
         moved, turned = motion_since(sim, pose0, held, new)
@@ -131,7 +129,7 @@ def apply_push(
             break
     weight = sim.obj.mass_kg * GRAVITY_M_S2
     ok = moved <= p.slip_tolerance_m and turned <= p.rotation_tolerance_rad
-    return PushOutcome(ok, moved, turned, push.magnitude_n / weight, steps, its_total)
+    return PushOutcome(ok, moved, turned, push.magnitude_n / weight)
 
 
 def parse_push(text: str, center_of_mass: np.ndarray) -> Push:

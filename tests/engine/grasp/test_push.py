@@ -135,7 +135,7 @@ def test_sessions_keep_a_push(tmp_path):
     result = TrialResult(0, True, "lifted")
     result.record_push(
         Push((0.0, 0.0, -5.0), (0.0, 0.01, 0.015)),
-        PushOutcome(False, 0.012, 0.2, 1.7, 30, 120),
+        PushOutcome(False, 0.012, 0.2, 1.7),
     )
     done = dataclasses.replace(rec, status="done", result=result)
     json_path, _ = save_session(
