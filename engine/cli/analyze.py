@@ -165,7 +165,7 @@ def _measure(obj: RestingObject, grasp: Grasp, sim: SimulationParams) -> dict:
         return row
     row["margin"] = measured_margin(r.strength_weights["down"])
     row["strength_down"], row["grip_force"] = r.strength["down"], r.grip_force_n
-    held = " (still held at the ramp's cap: at least)" if r.strength_held else ""
+    held = " (still held at the test's cap: at least)" if r.strength_held else ""
     row["text"] = (
         f"ipc_measured: lifted; pulled down it left the grip at {r.strength['down']:.3g} N with "
         f"{r.grip_force_n:.3g} N per jaw: measured margin {row['margin']:.3g}{held} "

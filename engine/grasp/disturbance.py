@@ -1,16 +1,17 @@
-"""How strong is the grip: a disturbance ramped on the held object until it leaves the grip.
+"""How strong is the grip: a disturbance raised on the held object until it leaves the grip.
 
-After the hold, an external force at the object's centre of mass (or a torque) grows linearly
-in time along one direction of the grasp frame while the jaws keep their force, until the
+After the hold, an external force at the object's centre of mass (or a torque) rises in load
+steps along one direction of the grasp frame while the jaws keep their force, until the
 object has moved relative to the plates by more than ONSET_FRACTION of the success test's slip
 tolerance, or turned by more than that fraction of its rotation tolerance (0.25 mm, 0.5 deg by
-default): it has left the stick range and slides or turns on. The load at the last state
-still within that range is the grip's strength in that direction. Each direction is its own
+default): it has left the stick range and slides or turns on. The last step that left is then
+bisected, each half tried from the last state the object stuck in, and the middle of the last
+bracket [stuck, left] is the grip's strength in that direction. Each direction is its own
 continuation from the held state (the squeeze and lift are not run again).
 
-The ramp is scaled to the grip: forces reach the grip's Coulomb capacity 2 mu F (F the jaws'
-hold force) in RAMP_S, torques 2 mu F times the pad's radius; a direction still held at
-CAP_MULTIPLE of that is reported as held, with the load reached.
+The steps are scaled to the grip: STEP_MULTIPLE of the grip's Coulomb capacity 2 mu F (F the
+jaws' hold force) per time step, for torques 2 mu F times the pad's radius; a direction still
+held at CAP_MULTIPLE of that is reported as held, with the load reached.
 """
 
 from __future__ import annotations
@@ -32,20 +33,29 @@ if TYPE_CHECKING:
     from engine.grasp.simulation import GraspSimulation
     from engine.ipc.stepper import StepState
 
-RAMP_S = 0.1
-"""Simulated time in which a force ramp reaches the grip's Coulomb capacity 2 mu F."""
+STEP_MULTIPLE = 1.0
+"""The load rises by this multiple of the grip's Coulomb capacity 2 mu F per time step (for
+torques, 2 mu F times the pad's radius). The steps are quasi-static: the object's inertia over
+a 10 ms step (m / h^2, 30 N/m for 3 g, 3,000 N/m for 300 g) is small beside the pads'
+stiffness, so the state a step ends in is the load's equilibrium when the object sticks."""
 
-REFINE = 4.0
-"""From the last state the object stuck, the ramp is run again this many times slower."""
+BISECTIONS = 4
+"""Once a load step leaves the grip, the step is halved this many times, each half tried from
+the last state the object stuck in, leaving a bracket [stuck, left] of STEP_MULTIPLE / 2^4 =
+1/16 of 2 mu F. The strength is its middle: within 1/32 of 2 mu F (3 %) of the load at which
+the object leaves. (The lower end, a load seen held, would need a fifth halving for the same
+bound: one more of the five to eight steps a direction takes.)"""
 
 CAP_MULTIPLE = 3.0
-"""A direction still held at this multiple of its ramp's scale ends as held."""
+"""A direction still held at this multiple of its step's scale ends as held."""
 
 ONSET_FRACTION = 0.05
-"""The strength is the load at the last state whose motion was within this fraction of the
-tolerances (0.25 mm, 0.5 deg by default): the object then stuck, while the load at which it
-had moved the whole tolerance includes the time it took to get there (and sliding steps cost
-10-100 Newton iterations each)."""
+"""A step leaves the grip when the object has moved more than this fraction of the tolerances
+(0.25 mm, 0.5 deg by default) since the held state: it has left the stick range, while the
+load at which it had moved the whole tolerance would include the time it took to get there. A
+load step whose Newton
+iterate has already moved past it stops there (Stepper.watched_step): a sliding step costs
+10-100 Newton iterations, and the rest of them only resolve the slide."""
 
 
 @dataclass(frozen=True)
@@ -126,71 +136,67 @@ def _ramp(
     unit: float,
     hold_force_n: float | None,
 ) -> Strength:
-    """A coarse ramp from the held state to the object's leaving the grip, then a ramp REFINE
-    times slower from the last state it stuck, to the leaving again."""
-    rate = scale / RAMP_S
-    coarse = _run(sim, held, held, d, 0.0, rate, CAP_MULTIPLE * scale, hold_force_n)
-    if not coarse.left:
-        return Strength(d.name, coarse.load, coarse.load / unit, True, coarse.steps, coarse.its)
-    fine = _run(
-        sim, held, coarse.onset_state, d, coarse.onset, rate / REFINE, coarse.load, hold_force_n
-    )
-    # Not left by the coarse ramp's leaving load: the slower ramp leaves later (less inertia);
-    # the last load it held is still a lower bound within one coarse step.
-    onset = fine.onset if fine.left else fine.load
-    steps, its = coarse.steps + fine.steps, coarse.its + fine.its
-    return Strength(d.name, onset, onset / unit, False, steps, its)
+    """Load steps of STEP_MULTIPLE x `scale` from the held state, each continuing from the
+    last state the object stuck in, until it leaves the grip or the load reaches the cap; then
+    BISECTIONS halvings of the last step, each from the last state it stuck in."""
+    walk = _Walk(sim, held, d, hold_force_n)
+    cap = CAP_MULTIPLE * scale
+    left_at = None
+    k = 0
+    while left_at is None and walk.load < cap:
+        k += 1
+        load = min(k * STEP_MULTIPLE * scale, cap)
+        if not walk.try_load(load):
+            left_at = load
+    if left_at is None:
+        return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
+    for _ in range(BISECTIONS):
+        middle = 0.5 * (walk.load + left_at)
+        if not walk.try_load(middle):
+            left_at = middle
+    onset = 0.5 * (walk.load + left_at)
+    return Strength(d.name, onset, onset / unit, False, walk.steps, walk.its)
 
 
-@dataclass
-class _Run:
-    onset: float  # the last load at which the object stuck
-    onset_state: StepState
-    load: float  # the last load applied
-    left: bool  # the object left the grip
-    steps: int = 0
-    its: int = 0
+class _Walk:
+    """Load steps along one direction; `load` and `state`: the last load the object stuck at
+    and the state it stuck in (the held state at no load)."""
 
+    def __init__(
+        self, sim: GraspSimulation, held: StepState, d: Direction, hold_force_n: float | None
+    ) -> None:
+        self.sim, self.held, self.d, self.hold_force_n = sim, held, d, hold_force_n
+        self.pose0 = sim.object_pose(held)
+        self.load, self.state = 0.0, held
+        self.steps = self.its = 0
 
-def _run(
-    sim: GraspSimulation,
-    held: StepState,
-    start: StepState,
-    d: Direction,
-    start_load: float,
-    rate: float,
-    limit: float,
-    hold_force_n: float | None,
-) -> _Run:
-    """Ramp the load from `start_load` at `rate` (per second) from state `start` until the
-    object has left the grip (motion measured from `held`) or the load passed `limit`."""
-    p, stepper = sim.params, sim.stepper
-    h = p.time_step_s
-    pose0 = sim.object_pose(held)
-    stepper.state = start
-    run = _Run(start_load, start, start_load, False)
-    while run.load < limit:
-        run.load = start_load + rate * h * (run.steps + 1)
+    def try_load(self, load: float) -> bool:
+        """One time step at `load` from the last stuck state: whether the object still
+        sticks (then it is the new last stuck state)."""
+        p, stepper = self.sim.params, self.sim.stepper
         cmd = StepCommand(
-            hold_force_n=hold_force_n,
-            servo_travel_m=hold_command(p, hold_force_n, h),
-            object_load=(run.load * d.force, run.load * d.torque),
+            hold_force_n=self.hold_force_n,
+            servo_travel_m=hold_command(p, self.hold_force_n, p.time_step_s),
+            object_load=(load * self.d.force, load * self.d.torque),
         )
-        new, its = stepper.step(cmd)
-        stepper.state = new
-        run.steps += 1
-        run.its += its
-        moved, turned = motion_since(sim, pose0, held, new)
-        if moved > ONSET_FRACTION * p.slip_tolerance_m or turned > (
-            ONSET_FRACTION * p.rotation_tolerance_rad
-        ):
-            # Past the stick range it slides or turns on: the rest of the way to the success
-            # test's tolerance costs Newton iterations (a sliding step takes 10-100) and tells
-            # nothing more about the load it stuck at.
-            run.left = True
-            break
-        run.onset, run.onset_state = run.load, new  # still in the elastic and stick range
-    return run
+        stepper.state = self.state
+        self.steps += 1
+        try:
+            new, its = stepper.watched_step(cmd, lambda u: self._left(u, self.state.lift_m))
+        finally:
+            stepper.state = self.state
+        self.its += its
+        if new is None or self._left(new.u, new.lift_m):
+            return False
+        self.load, self.state = load, new
+        return True
+
+    def _left(self, u: np.ndarray, lift_m: float) -> bool:
+        p = self.sim.params
+        moved, turned = _motion(self.sim, self.pose0, self.held, u, lift_m)
+        return moved > ONSET_FRACTION * p.slip_tolerance_m or (
+            turned > ONSET_FRACTION * p.rotation_tolerance_rad
+        )
 
 
 def motion_since(
@@ -198,7 +204,13 @@ def motion_since(
 ) -> tuple[float, float]:
     """(How far the object's centre of mass moved relative to the plates (m), how far it
     turned (rad)) since the held state."""
-    pose = sim.object_pose(st)
-    plates = (st.lift_m - held.lift_m) * np.array([0.0, 0.0, 1.0])
+    return _motion(sim, pose0, held, st.u, st.lift_m)
+
+
+def _motion(
+    sim: GraspSimulation, pose0: np.ndarray, held: StepState, u: np.ndarray, lift_m: float
+) -> tuple[float, float]:
+    pose = sim.object_pose_at(u)
+    plates = (lift_m - held.lift_m) * np.array([0.0, 0.0, 1.0])
     moved = pose[:3, 3] - pose0[:3, 3] - plates
     return float(np.linalg.norm(moved)), rotation_angle(pose0[:3, :3], pose[:3, :3])

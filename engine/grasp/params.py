@@ -363,9 +363,10 @@ class SimulationParams:
     disturb: str = param(
         OFF,
         _ADV,
-        help="after the hold, ramp a force (or torque) on the object's centre of mass until it "
-        "leaves the grip, per direction of the grasp frame ('all': along, across, up, down, "
-        "twist, tilt, turn; engine.grasp.disturbance); each costs about a trial's lift",
+        help="after the hold, raise a force (or torque) on the object's centre of mass in load "
+        "steps until it leaves the grip, per direction of the grasp frame ('all': along, "
+        "across, up, down, twist, tilt, turn; engine.grasp.disturbance); each direction costs "
+        "3-8 time steps",
         choices=DISTURB_CHOICES,
         flag="--disturb",
         label="Disturbance",

@@ -248,7 +248,11 @@ class GraspSimulation:
     # --- readings and frames ------------------------------------------------------------------
     def object_pose(self, st: StepState) -> np.ndarray:
         """The object's pose at `st` (4x4, world <- its resting frame)."""
-        pose = pose_matrix(self.system.object_state(st.u))
+        return self.object_pose_at(st.u)
+
+    def object_pose_at(self, u: np.ndarray) -> np.ndarray:
+        """The object's pose at the unknowns `u` (4x4, world <- its resting frame)."""
+        pose = pose_matrix(self.system.object_state(u))
         pose[:3, 3] -= pose[:3, :3] @ np.asarray(self.obj.center_of_mass, dtype=float)
         return pose
 

@@ -34,7 +34,7 @@ class Strength:
     """The load (N, or N m for torques) at which the object left the grip in one direction."""
 
     direction: str
-    load: float  # at the last state the object stuck, or the cap when `held`
+    load: float  # where it left: the middle of the last [stuck, left] bracket; `held`: the cap
     weight_multiple: float  # load / the object's weight (torques: / (weight x pad radius))
     held: bool  # still held at the cap: `load` is a lower bound
     steps: int

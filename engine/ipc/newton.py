@@ -3,16 +3,18 @@ intersects, since each line search starts from the CCD-limited step)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 import numpy as np
 
 from engine.errors import NewtonNotConverged, SolverError
-from engine.ipc.pattern_ldl import NewtonMatrix, PatternFactor, PatternLdl, as_csr
+from engine.ipc.pattern_ldl import KeptFactor, NewtonMatrix, PatternFactor, PatternLdl, as_csr
 from engine.ipc.pattern_ldl import upper_entries as upper_entries  # internal_term imports it here
 from engine.ipc.sparse_factors import LdlFactor, SpdFactor, factor_spd
+
+Factor: TypeAlias = PatternFactor | KeptFactor | SpdFactor | LdlFactor
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,29 @@ class NewtonResult:
     u: np.ndarray
     iterations: int
     line_search_evaluations: int
+    stopped: bool = False  # `watch` stopped it at an unconverged iterate
+    first_factor: Factor | None = None  # with keep_first: the first iterate's exact factor
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What a caller solving several objectives from one start knows (the grip-strength test's
+    load steps, engine.grasp.disturbance).
+
+    `watch`: the solve stops (`stopped`) at the first unconverged iterate for which watch(u)
+    holds: the caller has learnt what it asked (an object already sliding away).
+    `first_factor`: the factor of the Hessian at u_start, for an objective that differs from one
+    already solved from the same start by a linear term only (another load): the first iterate
+    uses it instead of assembling and factorizing. `keep_first`: the result carries the first
+    iterate's factor (when it was exact, not a chord's).
+    """
+
+    watch: Callable[[np.ndarray], bool] | None = None
+    first_factor: Factor | None = None
+    keep_first: bool = False
+
+
+NO_HINTS = Hints()
 
 
 class Objective(Protocol):
@@ -126,16 +151,27 @@ def _step_direction(
     prior: PatternFactor | None,
     tol: float,
     force_tol: float | None,
-) -> tuple[np.ndarray, PatternFactor | SpdFactor | LdlFactor, np.ndarray, bool]:
+    exact: Factor | None = None,
+) -> tuple[np.ndarray, Factor, np.ndarray, bool]:
     """(gradient at u, the factor used, the step, whether it is a chord step of `prior`);
-    SolverError when the step is not finite.
+    SolverError when the step is not finite. `exact`: the factor of the Hessian at u, known.
+
+    A chord step steps along `prior`, the last factor the solver's `ldl` made (the previous
+    solve's, if that converged in one iterate, with `chord_start`) instead of assembling and
+    factorizing a Hessian, when the objective's `structure()` is the one that factor was made
+    at and the chord's model moves little energy. Convergence is judged as for any iterate
+    (the chord test): the force residual is exact, the step's norm is the chord's. A chord that
+    is no descent falls back to the exact Hessian.
 
     The chord is taken only when its model moves little energy (a quasi-static step: the last
     step's matrix still holds); elsewhere a contact set that changed made it a poor direction
     and cost iterations (REACH: 9 of 58 chords, 3.9 iterations).
     """
-    factor: PatternFactor | SpdFactor | LdlFactor
+    factor: Factor
     chord_iterate = False
+    if exact is not None:
+        g, factor = objective.gradient(u), exact
+        return g, factor, _finite(factor.solve(-g)), False
     if prior is not None:
         g, factor = objective.gradient(u), prior
         du = factor.solve(-g)
@@ -143,9 +179,13 @@ def _step_direction(
     if not chord_iterate:
         g, factor = _newton_matrix(objective, u, ldl)
         du = factor.solve(-g)
+    return g, factor, _finite(du), chord_iterate
+
+
+def _finite(du: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(du)):
         raise SolverError("the Newton system produced NaN; the time step or stiffness is extreme")
-    return g, factor, du, chord_iterate
+    return du
 
 
 def _line_search(
@@ -183,7 +223,7 @@ def _line_search(
 def _chord_stop(
     objective: Objective,
     u: np.ndarray,
-    factor: PatternFactor | SpdFactor | LdlFactor,
+    factor: Factor,
     energy: float,
     tol: float,
     force_tol: float | None,
@@ -204,6 +244,7 @@ def newton_solve(
     ldl: PatternLdl | None = None,
     force_tol: float | None = None,
     chord_start: bool = False,
+    hints: Hints = NO_HINTS,
 ) -> NewtonResult:
     """Minimise `objective` from an admissible u_start: projected Newton, constrained Armijo.
 
@@ -212,14 +253,8 @@ def newton_solve(
     no vertex by more than `tol` (m) and, with `force_tol`, no force residual exceeds it (N;
     behind a stiff contact a step far below `tol` can still hide newtons), or when no decrease
     is possible along the step (round-off).
-    `ldl` (one per trial) reuses the symbolic factorization across the Newton matrices.
-
-    With `chord_start`, the first iterate may step along the last factor `ldl` made (the
-    previous solve's, if that converged in one iterate) instead of assembling and factorizing
-    a Hessian: a chord step, taken when the objective's `structure()` is the one that factor
-    was made at and the chord's model moves little energy. Convergence is judged as for any
-    iterate (the chord test below): the force residual is exact, the step's norm is the
-    chord's. A chord that is no descent falls back to the exact Hessian.
+    `ldl` (one per trial) reuses the symbolic factorization across the Newton matrices. With
+    `chord_start`, the first iterate may be a chord step (_step_direction). `hints`: see Hints.
     """
     u = u_start.copy()
     objective.begin(u)
@@ -230,16 +265,25 @@ def newton_solve(
     # A chord iterate (the last factor of this structure, no assembly) may be tried first.
     prior = ldl.last_factor(objective.structure()) if ldl is not None and chord_start else None
 
-    def done_at(it: int) -> NewtonResult:
+    kept, exact, watch = None, hints.first_factor, hints.watch
+
+    def done_at(it: int, stopped: bool = False) -> NewtonResult:
         # Only a solve converged in one iterate is quasi-static enough to pass its last factor
         # on: after harder steps (a squeeze building its grip) the chord cost more iterations.
         if ldl is not None:
-            ldl.label_last(objective.structure() if chord_start and it == 1 else None)
-        return NewtonResult(u, it, evaluations)
+            quasi_static = chord_start and it == 1 and not stopped
+            ldl.label_last(objective.structure() if quasi_static else None)
+        return NewtonResult(u, it, evaluations, stopped, kept)
 
     for it in range(1, max_iterations + 1):
-        g, factor, du, chord_iterate = _step_direction(objective, u, ldl, prior, tol, force_tol)
-        prior = None
+        if watch is not None and it > 1 and watch(u):
+            return done_at(it - 1, stopped=True)
+        g, factor, du, chord_iterate = _step_direction(
+            objective, u, ldl, prior, tol, force_tol, exact
+        )
+        if it == 1 and hints.keep_first and not chord_iterate:
+            kept = factor.kept() if isinstance(factor, PatternFactor) else factor
+        prior = exact = None
         stop = _stop_with(objective, u, du, g, energy, tol, force_tol)
         if stop is not None:
             u, energy, n, done = stop
@@ -269,7 +313,13 @@ def newton_solve(
                 evaluations += n
                 if done:
                     return done_at(it)
-    raise NewtonNotConverged(
+    if watch is not None and watch(u):
+        return done_at(max_iterations, stopped=True)
+    raise _not_converged(max_iterations, tol)
+
+
+def _not_converged(max_iterations: int, tol: float) -> NewtonNotConverged:
+    return NewtonNotConverged(
         f"Newton did not converge in {max_iterations} iterations (tolerance {tol:g} m); "
         "try a smaller time step or a larger newton tolerance",
         max_iterations,

@@ -154,6 +154,30 @@ class PatternFactor:
         s = self._sym
         return ldl_solve(s.lp, s.li, s.lx, s.dinv, s.perm, np.ascontiguousarray(rhs, np.float64))
 
+    def kept(self) -> KeptFactor:
+        """A copy that stays valid after the next factorization."""
+        s = self._sym
+        return KeptFactor(s.lp, s.li, s.lx.copy(), s.dinv.copy(), s.perm)
+
+
+@dataclass(frozen=True)
+class KeptFactor:
+    """A PatternFactor's numbers, kept past the next factorization (PatternFactor.kept). The
+    pattern arrays are not copied: an analysis never changes them (a wider union gets a new
+    _Symbolic)."""
+
+    lp: np.ndarray
+    li: np.ndarray
+    lx: np.ndarray
+    dinv: np.ndarray
+    perm: np.ndarray
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """x with H x = rhs."""
+        return ldl_solve(
+            self.lp, self.li, self.lx, self.dinv, self.perm, np.ascontiguousarray(rhs, np.float64)
+        )
+
 
 # A widened pattern is reordered once its L has this much more fill than under its last AMD order.
 REORDER_FILL = 1.1

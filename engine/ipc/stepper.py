@@ -16,8 +16,9 @@ do not converge.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Protocol
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol, overload
 
 import numpy as np
 
@@ -30,82 +31,17 @@ from engine.ipc.contact_term import COVER_MARGIN, ContactTerm
 from engine.ipc.ground_rest import equilibrium_lift
 from engine.ipc.internal_term import InternalTerm
 from engine.ipc.load_term import LoadTerm
-from engine.ipc.newton import PatternLdl, newton_solve
+from engine.ipc.newton import Hints, PatternLdl, newton_solve
 from engine.ipc.potential import IncrementalPotential, initial_kappa
 from engine.ipc.reduction import Reduction
+from engine.ipc.step_start import StepStart
+from engine.ipc.step_types import StepCommand, StepperSettings, StepState
 from engine.ipc.system import GraspSystem
 from engine.ipc.terms import Term
 
 # A time step whose Newton solve does not converge is split in two, at most this many times
 # (down to 1/8 of the step).
 MAX_STEP_HALVINGS = 3
-
-
-@dataclass(frozen=True)
-class StepperSettings:
-    """What the time stepping needs (SI units): the time step, contact and friction, Newton's
-    tolerances, the fingers' mass, and the grip force the barrier stiffness must carry."""
-
-    time_step_s: float
-    dhat_m: float
-    mu: float
-    ground_mu: float
-    eps_v_m_s: float
-    newton_tol_m: float
-    max_newton_iterations: int
-    newton_force_tol_n: float | None
-    finger_mass_kg: float
-    grip_load_n: float  # the barrier stiffness starts where one pair carries this force
-
-
-@dataclass(frozen=True)
-class StepCommand:
-    """One step's command to the plates.
-
-    Position-driven: `travel_m` of closing and `lift_m` of rise; `object_shift` (m) is a guess
-    of the object's motion (a pad pushing it). Force-driven (`hold_force_n` set, `travel_m` 0):
-    the actuator presses each jaw with that force, following `servo_travel_m` of commanded
-    closing as a force-limited servo when given. `h_s`: the step's length (default the time
-    step)."""
-
-    travel_m: float = 0.0
-    lift_m: float = 0.0
-    object_shift: np.ndarray | None = None
-    hold_force_n: float | None = None
-    servo_travel_m: float | None = None
-    h_s: float | None = None
-    # An external load on the object over the step (engine.ipc.load_term): (force N, torque
-    # N m), world frame; None: none.
-    object_load: tuple[np.ndarray, np.ndarray] | None = None
-
-    def halved(self, h_s: float) -> StepCommand:
-        """Half of this step (of length h_s): half the motion, the same force."""
-        shift = None if self.object_shift is None else 0.5 * self.object_shift
-        servo = None if self.servo_travel_m is None else 0.5 * self.servo_travel_m
-        return replace(
-            self,
-            travel_m=0.5 * self.travel_m,
-            lift_m=0.5 * self.lift_m,
-            object_shift=shift,
-            servo_travel_m=servo,
-            h_s=0.5 * h_s,
-        )
-
-
-@dataclass
-class StepState:
-    """The system's state after an accepted step."""
-
-    u: np.ndarray
-    v: np.ndarray
-    time_s: float
-    travel_m: float
-    lift_m: float
-    kappa: float
-    collisions: ipc.NormalCollisions | None = None  # contact set at u, when known
-    closing_speed_m_s: float = 0.0  # each plate's closing speed over the last step
-    contact: ContactTerm | None = None  # the last step's contact term (its lagged friction)
-    lift_speed_m_s: float = 0.0  # the plates' lift speed over the last step
 
 
 class StepBlocked(Exception):
@@ -155,6 +91,9 @@ class Stepper:
         # The broad phase of the last initial guess's move that the last step's cover did not
         # hold (_stepsize): the step's first contact set and CCD are then taken from it too.
         self._guess_cover: CandidateCover | None = None
+        # The last load step's start: another load from the same state and command has the
+        # same initial guess and first Newton matrix (a load adds a linear term only).
+        self._load_start: StepStart | None = None
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
@@ -189,6 +128,26 @@ class Stepper:
         again, more = self._halving_step(cmd)
         return again, its + more
 
+    def watched_step(
+        self, cmd: StepCommand, watch: Callable[[np.ndarray], bool]
+    ) -> tuple[StepState | None, int]:
+        """As `step`, but Newton stops at the first iterate u for which watch(u) holds: then
+        (None, the iterations spent). For steps whose outcome an iterate already tells (the
+        grip-strength test's load steps: once the object slides, the rest of the iterations,
+        10-100, only resolve the slide)."""
+        try:
+            new, its = self._solve_step(cmd, watch)
+        except NewtonNotConverged as exc:
+            again, more = self.step(cmd)
+            return again, exc.iterations + more
+        if new is None:
+            return None, its
+        if self.cut is None or self.cut.holds(self.system, new.u):
+            return new, its
+        self.use_whole_surface()
+        again, more = self._halving_step(cmd)
+        return again, its + more
+
     def use_whole_surface(self) -> None:
         """Go on from the current state with the cut's whole-surface system."""
         if self.cut is None:
@@ -199,6 +158,7 @@ class Stepper:
         self._reduction = None
         self._ldl = PatternLdl()
         self._guess_cover = None
+        self._load_start = None
 
     def _halving_step(self, cmd: StepCommand, halvings: int = 0) -> tuple[StepState, int]:
         """The state after `cmd` from `state` (not adopted: assign `state` to accept it) and
@@ -229,14 +189,24 @@ class Stepper:
             self.state = saved
         return second, spent + its1 + its2
 
-    def _solve_step(self, cmd: StepCommand) -> tuple[StepState, int]:
+    @overload
+    def _solve_step(self, cmd: StepCommand) -> tuple[StepState, int]: ...
+
+    @overload
+    def _solve_step(
+        self, cmd: StepCommand, watch: Callable[[np.ndarray], bool]
+    ) -> tuple[StepState | None, int]: ...
+
+    def _solve_step(
+        self, cmd: StepCommand, watch: Callable[[np.ndarray], bool] | None = None
+    ) -> tuple[StepState | None, int]:
         """Advance one time step of cmd.h_s (default the time step); the initial guess
-        (_initial_guess) must be intersection-free."""
-        p, s, st = self.settings, self.system, self.state
+        (_initial_guess) must be intersection-free. With `watch`: None where it stopped
+        Newton (newton_solve)."""
+        p, st = self.settings, self.state
         h = p.time_step_s if cmd.h_s is None else cmd.h_s
-        x0 = s.collision_vertices(st.u)
-        servo = cmd.hold_force_n is not None
-        guess, reference = self._initial_guess(st, h, x0, cmd, servo)
+        start = self._start(st, h, cmd)
+        guess, reference = start.guess, start.reference
         actuator = None
         if cmd.hold_force_n is not None:
             actuator = ActuatorTerm(
@@ -249,9 +219,7 @@ class Stepper:
                 command_m=cmd.servo_travel_m,
                 max_closing_m=0.5 * p.dhat_m,
             )
-        potential = self._potential(
-            st, h, actuator, self._first_cover(st, s.collision_vertices(guess)), cmd.object_load
-        )
+        potential = self._potential(st, h, actuator, start.cover, cmd.object_load)
         res = newton_solve(
             potential,
             guess,
@@ -260,7 +228,12 @@ class Stepper:
             self._ldl,
             force_tol=p.newton_force_tol_n,
             chord_start=True,
+            hints=Hints(watch, start.factor, keep_first=start is self._load_start),
         )
+        if start is self._load_start and start.factor is None:
+            start.factor = res.first_factor
+        if res.stopped:
+            return None, res.iterations
         closed = cmd.travel_m if actuator is None else actuator.travel(res.u)
         new = StepState(
             res.u,
@@ -275,6 +248,21 @@ class Stepper:
             cmd.lift_m / h,
         )
         return new, res.iterations
+
+    def _start(self, st: StepState, h: float, cmd: StepCommand) -> StepStart:
+        """How a step of `cmd` from `st` starts; a load step's start is kept for other loads
+        from the same state and command (engine.ipc.step_start)."""
+        kept = self._load_start
+        if cmd.object_load is not None and kept is not None and kept.serves(st, cmd):
+            return kept
+        s = self.system
+        x0 = s.collision_vertices(st.u)
+        guess, reference = self._initial_guess(st, h, x0, cmd, cmd.hold_force_n is not None)
+        cover = self._first_cover(st, s.collision_vertices(guess))
+        start = StepStart(st, replace(cmd, object_load=None), guess, reference, cover)
+        if cmd.object_load is not None:
+            self._load_start = start
+        return start
 
     def _potential(
         self,
