@@ -53,9 +53,8 @@ ONSET_FRACTION = 0.05
 """A step leaves the grip when the object has moved more than this fraction of the tolerances
 (0.25 mm, 0.5 deg by default) since the held state: it has left the stick range, while the
 load at which it had moved the whole tolerance would include the time it took to get there. A
-load step whose Newton
-iterate has already moved past it stops there (Stepper.watched_step): a sliding step costs
-10-100 Newton iterations, and the rest of them only resolve the slide."""
+load step whose Newton iterate has already moved past it stops there (Stepper.watched_step): a
+sliding step costs 10-100 Newton iterations, and the rest of them only resolve the slide."""
 
 
 @dataclass(frozen=True)

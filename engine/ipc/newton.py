@@ -159,13 +159,11 @@ def _step_direction(
     A chord step steps along `prior`, the last factor the solver's `ldl` made (the previous
     solve's, if that converged in one iterate, with `chord_start`) instead of assembling and
     factorizing a Hessian, when the objective's `structure()` is the one that factor was made
-    at and the chord's model moves little energy. Convergence is judged as for any iterate
-    (the chord test): the force residual is exact, the step's norm is the chord's. A chord that
-    is no descent falls back to the exact Hessian.
-
-    The chord is taken only when its model moves little energy (a quasi-static step: the last
-    step's matrix still holds); elsewhere a contact set that changed made it a poor direction
-    and cost iterations (REACH: 9 of 58 chords, 3.9 iterations).
+    at and the chord's model moves little energy (a quasi-static step: the last step's matrix
+    still holds); elsewhere a contact set that changed made it a poor direction and cost
+    iterations (REACH: 9 of 58 chords, 3.9 iterations). Convergence is judged as for any
+    iterate (the chord test): the force residual is exact, the step's norm is the chord's. A
+    chord that is no descent falls back to the exact Hessian.
     """
     factor: Factor
     chord_iterate = False

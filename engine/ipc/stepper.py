@@ -122,11 +122,7 @@ class Stepper:
         at that state, the step is taken again on the whole surface, which the stepper keeps
         from then on."""
         new, its = self._halving_step(cmd)
-        if self.cut is None or self.cut.holds(self.system, new.u):
-            return new, its
-        self.use_whole_surface()
-        again, more = self._halving_step(cmd)
-        return again, its + more
+        return self._on_cut(cmd, new, its)
 
     def watched_step(
         self, cmd: StepCommand, watch: Callable[[np.ndarray], bool]
@@ -140,8 +136,11 @@ class Stepper:
         except NewtonNotConverged as exc:
             again, more = self.step(cmd)
             return again, exc.iterations + more
-        if new is None:
-            return None, its
+        return (None, its) if new is None else self._on_cut(cmd, new, its)
+
+    def _on_cut(self, cmd: StepCommand, new: StepState, its: int) -> tuple[StepState, int]:
+        """`new` (after `its` Newton iterations), unless the cut surface no longer holds there:
+        then the step again on the whole surface, which the stepper keeps from then on."""
         if self.cut is None or self.cut.holds(self.system, new.u):
             return new, its
         self.use_whole_surface()
@@ -207,6 +206,7 @@ class Stepper:
         h = p.time_step_s if cmd.h_s is None else cmd.h_s
         start = self._start(st, h, cmd)
         guess, reference = start.guess, start.reference
+        keep_first = start is self._load_start and start.factor is None
         actuator = None
         if cmd.hold_force_n is not None:
             actuator = ActuatorTerm(
@@ -228,9 +228,9 @@ class Stepper:
             self._ldl,
             force_tol=p.newton_force_tol_n,
             chord_start=True,
-            hints=Hints(watch, start.factor, keep_first=start is self._load_start),
+            hints=Hints(watch, start.factor, keep_first=keep_first),
         )
-        if start is self._load_start and start.factor is None:
+        if keep_first:
             start.factor = res.first_factor
         if res.stopped:
             return None, res.iterations

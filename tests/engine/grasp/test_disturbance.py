@@ -23,12 +23,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import engine.ipc.stepper as stepper_module
 from engine.constants import GRAVITY_M_S2
 from engine.grasp.disturbance import measure_strength
 from engine.grasp.grasp import Grasp
+from engine.grasp.lift import hold_command
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation
 from engine.ipc.contact_metrics import SOURCE_PAD1, SOURCE_PAD2, object_contact_forces
+from engine.ipc.step_start import StepStart
+from engine.ipc.step_types import StepCommand
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
@@ -89,11 +93,6 @@ def test_load_steps_from_one_state_share_its_first_newton_matrix_exactly(held, m
     a linear term (engine.ipc.load_term), so the first Newton matrix is the one already
     factorized. Reusing it must give the step a fresh assembly gives, to round-off (the contact
     pairs may be summed in another order)."""
-    import engine.ipc.stepper as stepper_module
-    from engine.grasp.lift import hold_command
-    from engine.ipc.step_start import StepStart
-    from engine.ipc.stepper import StepCommand
-
     sim, force = held
     stepper, p = sim.stepper, sim.params
     start = stepper.state
