@@ -116,6 +116,7 @@ def measure_strength(
             stepper.state = held
     finally:
         stepper.state = held
+        stepper.drop_load_starts()
     return out
 
 

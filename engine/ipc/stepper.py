@@ -93,7 +93,9 @@ class Stepper:
         self._guess_cover: CandidateCover | None = None
         # The last load step's start: another load from the same state and command has the
         # same initial guess and first Newton matrix (a load adds a linear term only).
-        self._load_start: StepStart | None = None
+        # Load steps' starts: the first since the last step without a load (the state the loads
+        # began at, e.g. the hold) and the latest (engine.ipc.step_start).
+        self._load_starts: list[StepStart] = []
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
@@ -147,6 +149,10 @@ class Stepper:
         again, more = self._halving_step(cmd)
         return again, its + more
 
+    def drop_load_starts(self) -> None:
+        """Forget the load steps' kept starts and their factors (a scan's are megabytes)."""
+        self._load_starts = []
+
     def use_whole_surface(self) -> None:
         """Go on from the current state with the cut's whole-surface system."""
         if self.cut is None:
@@ -157,7 +163,7 @@ class Stepper:
         self._reduction = None
         self._ldl = PatternLdl()
         self._guess_cover = None
-        self._load_start = None
+        self._load_starts = []
 
     def _halving_step(self, cmd: StepCommand, halvings: int = 0) -> tuple[StepState, int]:
         """The state after `cmd` from `state` (not adopted: assign `state` to accept it) and
@@ -206,7 +212,7 @@ class Stepper:
         h = p.time_step_s if cmd.h_s is None else cmd.h_s
         start = self._start(st, h, cmd)
         guess, reference = start.guess, start.reference
-        keep_first = start is self._load_start and start.factor is None
+        keep_first = start.factor is None and any(start is k for k in self._load_starts)
         actuator = None
         if cmd.hold_force_n is not None:
             actuator = ActuatorTerm(
@@ -250,18 +256,25 @@ class Stepper:
         return new, res.iterations
 
     def _start(self, st: StepState, h: float, cmd: StepCommand) -> StepStart:
-        """How a step of `cmd` from `st` starts; a load step's start is kept for other loads
-        from the same state and command (engine.ipc.step_start)."""
-        kept = self._load_start
-        if cmd.object_load is not None and kept is not None and kept.serves(st, cmd):
-            return kept
+        """How a step of `cmd` from `st` starts. Load steps keep two starts for other loads
+        from the same state and command (engine.ipc.step_start): the first since the last step
+        without a load, which the grip-strength test returns to for every direction, and the
+        latest."""
+        kept = self._load_starts
+        if cmd.object_load is None:
+            kept.clear()
+        else:
+            for start in kept:
+                if start.serves(st, cmd):
+                    return start
         s = self.system
         x0 = s.collision_vertices(st.u)
         guess, reference = self._initial_guess(st, h, x0, cmd, cmd.hold_force_n is not None)
         cover = self._first_cover(st, s.collision_vertices(guess))
         start = StepStart(st, replace(cmd, object_load=None), guess, reference, cover)
         if cmd.object_load is not None:
-            self._load_start = start
+            del kept[1:]
+            kept.append(start)
         return start
 
     def _potential(

@@ -88,14 +88,18 @@ def test_a_twist_about_the_closing_axis_turns_at_the_patches_friction_moment(hel
     assert twist.load == pytest.approx(law, rel=0.15)
 
 
-def test_load_steps_from_one_state_share_its_first_newton_matrix_exactly(held, monkeypatch):
-    """The test's load steps restart from the last state the object stuck in with another load:
-    a linear term (engine.ipc.load_term), so the first Newton matrix is the one already
-    factorized. Reusing it must give the step a fresh assembly gives, to round-off (the contact
-    pairs may be summed in another order)."""
-    sim, force = held
-    stepper, p = sim.stepper, sim.params
-    start = stepper.state
+def _down(sim: GraspSimulation, force: float, load_n: float) -> StepCommand:
+    """A load step pulling the held cube down by load_n (N) while the jaws keep `force`."""
+    p = sim.params
+    return StepCommand(
+        hold_force_n=force,
+        servo_travel_m=hold_command(p, force, p.time_step_s),
+        object_load=(np.array([0.0, 0.0, -load_n]), np.zeros(3)),
+    )
+
+
+def _spy_first_factors(monkeypatch) -> list[bool]:
+    """Whether each later Newton solve of a step was handed a kept first factor."""
     reused: list[bool] = []
     solve = stepper_module.newton_solve
 
@@ -104,27 +108,53 @@ def test_load_steps_from_one_state_share_its_first_newton_matrix_exactly(held, m
         return solve(*args, **kwargs)
 
     monkeypatch.setattr(stepper_module, "newton_solve", spy)
+    return reused
 
-    def down(load_n: float) -> StepCommand:
-        return StepCommand(
-            hold_force_n=force,
-            servo_travel_m=hold_command(p, force, p.time_step_s),
-            object_load=(np.array([0.0, 0.0, -load_n]), np.zeros(3)),
-        )
 
-    def from_start(load_n: float):
-        stepper.state = start
-        try:
-            return stepper.watched_step(down(load_n), lambda u: False)
-        finally:
-            stepper.state = start
+def _load_step(sim: GraspSimulation, force: float, state, load_n: float):
+    """(The state after a pull of load_n from `state`, its Newton iterations); the stepper's
+    state is left as it was."""
+    stepper = sim.stepper
+    before = stepper.state
+    stepper.state = state
+    try:
+        return stepper.watched_step(_down(sim, force, load_n), lambda u: False)
+    finally:
+        stepper.state = before
 
-    from_start(4.0)
-    second, its = from_start(8.0)
+
+def test_load_steps_from_one_state_share_its_first_newton_matrix_exactly(held, monkeypatch):
+    """The test's load steps restart from the last state the object stuck in with another load:
+    a linear term (engine.ipc.load_term), so the first Newton matrix is the one already
+    factorized. Reusing it must give the step a fresh assembly gives, to round-off (the contact
+    pairs may be summed in another order)."""
+    sim, force = held
+    start = sim.stepper.state
+    sim.stepper.drop_load_starts()
+    reused = _spy_first_factors(monkeypatch)
+    _load_step(sim, force, start, 4.0)
+    second, its = _load_step(sim, force, start, 8.0)
     assert reused == [False, True]
     monkeypatch.setattr(StepStart, "serves", lambda self, st, cmd: False)
-    fresh, fresh_its = from_start(8.0)
+    fresh, fresh_its = _load_step(sim, force, start, 8.0)
     assert reused[-1] is False
     assert second is not None and fresh is not None
     assert its == fresh_its
     np.testing.assert_allclose(second.u, fresh.u, rtol=0, atol=1e-12)  # m
+
+
+def test_the_held_states_start_serves_every_direction(held, monkeypatch):
+    """Every direction of the test starts from the held state, after steps from other states:
+    the held state's start (the first load step's since the hold) is kept beside the latest,
+    so a later direction's first step takes its factor instead of assembling it again."""
+    sim, force = held
+    start = sim.stepper.state
+    sim.stepper.drop_load_starts()
+    reused = _spy_first_factors(monkeypatch)
+    stuck, _ = _load_step(sim, force, start, 2.0)
+    assert stuck is not None
+    _load_step(sim, force, stuck, 4.0)
+    again, _ = _load_step(sim, force, start, 2.0)
+    assert reused == [False, False, True]
+    assert again is not None
+    np.testing.assert_allclose(again.u, stuck.u, rtol=0, atol=1e-12)  # m
