@@ -1,10 +1,11 @@
-"""A trial simulates only the faces of a rigid object the pads and the ground can reach, and
-that cut changes nothing: contact happens only within dhat (plus a step's motion, which CCD
+"""A trial simulates only the faces of a rigid object the pads can reach and the vertices the
+ground can reach, and that cut changes nothing: contact happens only within dhat (plus a step's motion, which CCD
 covers) of a pad or the ground, so faces further than the region's margin from every pad and
 from the ground carry no force. Checked on a 240 x 20 x 20 mm bar meshed at 3 mm (~10k faces):
 
 - grasped at its centre, the trial on the cut equals the trial on the whole surface (outcome,
   frames, Newton iterations, grip forces and pose to round-off);
+- the ground reaches the cut through the slab's vertices, kept without their faces;
 - a 1 kg column of the same section standing, held 100 mm up with 2 x 0.5 x 5 N of friction
   against its 9.8 N weight, stays on the ground while the pads rise past it: once they have
   slid more than half the margin along it the step is retaken on the whole surface, and the
@@ -67,6 +68,21 @@ def test_the_cut_keeps_a_fraction_of_the_bar(bar):
     assert sim.region is not None
     assert len(sim.region.faces) < 0.5 * len(bar.faces)
     assert len(sim.system.object_faces) == len(sim.region.faces)
+
+
+def test_the_ground_touches_the_cut_through_vertices_alone(bar):
+    """The ground is a plane: its pairs are plane-vertex pairs, so the cut keeps every vertex
+    within the slab and none of the slab's faces outside the pads' reach (the bar's underside
+    away from the grasp)."""
+    sim = GraspSimulation(bar, _grasp(0.0).pose(), PARAMS)
+    region = sim.region
+    assert region is not None
+    low = np.flatnonzero(bar.vertices[:, 2] < GROUND_SLAB_M)
+    assert np.isin(low, region.vertex_ids).all()
+    in_faces = np.unique(region.faces)
+    faceless = np.setdiff1d(np.arange(len(region.vertex_ids)), in_faces)
+    assert len(faceless) > 0.25 * len(low)  # the underside's far ends: vertices, no faces
+    assert (bar.vertices[region.vertex_ids[faceless], 2] < GROUND_SLAB_M).all()
 
 
 def test_a_centred_grasp_on_the_cut_equals_the_whole_surface(bar, monkeypatch):
