@@ -153,24 +153,35 @@ except TrialTimedOut as exc:
 except IpcGraspError as exc:
     out.update(success=False, reason="refused", error=str(exc)[:300])
 out["total_s"] = time.perf_counter() - t0
+out["engine_dir"] = __import__("engine").__file__
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print(json.dumps(out))
 """
 
 
 def run_one(mesh: Mesh, folder: Path, gripper: str, limit_s: float, tree: Path = ROOT) -> dict:
-    path = folder / mesh.file
+    path = (folder / mesh.file).resolve()
     mass = "" if mesh.mass_kg is None else str(mesh.mass_kg)
     cmd = [sys.executable, "-c", CHILD, str(path), mass, str(mesh.stable_pose), gripper]
     env = dict(os.environ, PYTHONPATH=str(tree))
+    # `python -c` puts the working directory first on sys.path, before PYTHONPATH: the child
+    # runs in `tree`, or it would import the engine of the checkout it was started from.
     done = subprocess.run(
-        [*cmd, str(limit_s)], capture_output=True, text=True, env=env, timeout=limit_s + 120
+        [*cmd, str(limit_s)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=limit_s + 120,
+        cwd=tree,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
         tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
         return {"gripper": gripper, "success": False, "reason": "crashed", "error": tail[0]}
-    return json.loads(lines[-1])
+    out = json.loads(lines[-1])
+    if not Path(out["engine_dir"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"the trial ran {out['engine_dir']}, not the engine of {tree}")
+    return out
 
 
 def _cell(text: object) -> str:
