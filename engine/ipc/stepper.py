@@ -91,10 +91,10 @@ class Stepper:
         # The broad phase of the last initial guess's move that the last step's cover did not
         # hold (_stepsize): the step's first contact set and CCD are then taken from it too.
         self._guess_cover: CandidateCover | None = None
-        # The last load step's start: another load from the same state and command has the
-        # same initial guess and first Newton matrix (a load adds a linear term only).
-        # Load steps' starts: the first since the last step without a load (the state the loads
-        # began at, e.g. the hold) and the latest (engine.ipc.step_start).
+        # Load steps' starts: another load from the same state and command has the same
+        # initial guess and first Newton matrix (a load adds a linear term only). Kept: the
+        # first since the last step without a load (the state the loads began at, e.g. the
+        # hold) and the latest (engine.ipc.step_start).
         self._load_starts: list[StepStart] = []
         # Barrier stiffness from ipctk's heuristic at the initial state, once. It lives in the
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
