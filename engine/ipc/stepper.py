@@ -212,7 +212,8 @@ class Stepper:
         h = p.time_step_s if cmd.h_s is None else cmd.h_s
         start = self._start(st, h, cmd)
         guess, reference = start.guess, start.reference
-        keep_first = start.factor is None and any(start is k for k in self._load_starts)
+        # Every load step's start is one of the kept ones (_start).
+        keep_first = cmd.object_load is not None and start.factor is None
         actuator = None
         if cmd.hold_force_n is not None:
             actuator = ActuatorTerm(

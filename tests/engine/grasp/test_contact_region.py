@@ -1,7 +1,8 @@
 """A trial simulates only the faces of a rigid object the pads can reach and the vertices the
-ground can reach, and that cut changes nothing: contact happens only within dhat (plus a step's motion, which CCD
-covers) of a pad or the ground, so faces further than the region's margin from every pad and
-from the ground carry no force. Checked on a 240 x 20 x 20 mm bar meshed at 3 mm (~10k faces):
+ground can reach, and that cut changes nothing: contact happens only within dhat (plus a step's
+motion, which CCD covers) of a pad or the ground, so faces further than the region's margin from
+every pad and from the ground carry no force. Checked on a 240 x 20 x 20 mm bar meshed at 3 mm
+(~10k faces):
 
 - grasped at its centre, the trial on the cut equals the trial on the whole surface (outcome,
   frames, Newton iterations, grip forces and pose to round-off);

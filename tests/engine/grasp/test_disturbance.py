@@ -10,12 +10,12 @@ disturbance), against closed forms. A 300 g, 3 cm cube held through its centre b
   moment, sum over each pad's contact points of mu N_i r_i (r_i: the point's distance from the
   axis through the pad's centre of pressure), from the held state's own contact forces.
 
-Forces are within 5 % (the load steps are bisected to a bracket of 1/16 of 2 mu F, whose
-middle is within 3 % of where the object left; measured: 13.50, 19.50 and 40.49 N); the twist
-within 15 % (0.146 against 0.152 N m: the patch's friction saturates point by point while the
-pads shear). Each fails on a planted bug: the load's sign flipped (the pull down becomes a push up: 19.2 N), the torque's
-generalized force doubled (the twist turns at half the moment); without the weight the pull
-would be 2 mu F, 23 % off.
+Forces are within 5 % (the load steps are bisected to a bracket of 1/16 of 2 mu F, whose middle
+is within 3 % of where the object left; measured: 13.50, 19.50 and 40.49 N); the twist within 15
+% (0.146 against 0.152 N m: the patch's friction saturates point by point while the pads shear).
+Each fails on a planted bug: the load's sign flipped (the pull down becomes a push up: 19.2 N),
+the torque's generalized force doubled (the twist turns at half the moment); without the weight
+the pull would be 2 mu F, 23 % off.
 """
 
 from __future__ import annotations
