@@ -20,7 +20,14 @@ from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
-from engine.ipc import candidate_cover, collision_layout, internal_term, ldl_kernels, reduction
+from engine.ipc import (
+    body_broad_phase,
+    candidate_cover,
+    collision_layout,
+    internal_term,
+    ldl_kernels,
+    reduction,
+)
 from engine.scene import mesh_rays
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
@@ -37,6 +44,7 @@ KERNEL_MODULES = (
     ldl_kernels,
     collision_layout,
     candidate_cover,
+    body_broad_phase,
     mesh_rays,
 )
 

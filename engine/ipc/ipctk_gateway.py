@@ -12,11 +12,18 @@ upgrade (or a change of broad phase) is a change to this module alone. Workaroun
 3. The friction potential reads `mu_s_effective_lagged` / `mu_k_effective_lagged` of each
    tangential collision (fixed when it is built), not `mu_s` / `mu_k`: `lagged_friction` sets
    all four on the plane (ground) pairs to give the ground its own coefficient.
+4. `Candidates.build` filters pairs of codimensional vertices (in no edge: the cut object's
+   ground slab) by their rows in the list of such vertices instead of their vertex ids, so one
+   body's own vertices became contacts. The meshes `collision_mesh` makes take their
+   candidates from the broad phase between bodies (engine.ipc.body_broad_phase), which pairs
+   only different bodies' primitives, and only those near another body: it also replaces the
+   LBVH's hierarchy over the whole mesh per query.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeAlias
@@ -25,6 +32,7 @@ import ipctk
 import numpy as np
 
 from engine.cores import usable_cores
+from engine.ipc.body_broad_phase import BodyBroadPhase
 
 # ipctk ships no type information: its classes are `Any` to mypy. Declared as aliases so the
 # rest of the engine can use them in annotations (at run time they are ipctk's classes).
@@ -37,8 +45,9 @@ FrictionPotential: TypeAlias = ipctk.FrictionPotential
 NormalCollision: TypeAlias = ipctk.NormalCollision
 TangentialCollision: TypeAlias = ipctk.TangentialCollision
 
-# LBVH was the fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
-# ipctk_notes.md); one instance serves every query of the process.
+# LBVH was ipctk's fastest broad phase for these scenes (2.0 ms vs HashGrid 4.4 ms per build,
+# ipctk_notes.md); one instance serves the queries of meshes without bodies (the ground mesh)
+# and the intersection test.
 BROAD_PHASE = ipctk.LBVH()
 # Additive CCD (Li et al. 2021, conservative by construction: it never steps past a contact)
 # was 2.5x cheaper per call than Tight Inclusion here (1.7 vs 4.4 ms, ipctk_notes.md) and cut
@@ -72,10 +81,11 @@ def configure_threads() -> None:
     from run to run, in the 8th from one thread): one thread keeps trials bitwise
     reproducible.
 
-    CCD step sizes (the earliest impact over all pairs) and the intersection test (whether
-    any pair crosses) do not depend on that order: they run on IPCGRASP_QUERY_THREADS
-    threads, by default two when the process may use two cores (each query about halves;
-    batch workers, one per core, set it to 1).
+    CCD step sizes (the earliest impact over all pairs) and ipctk's intersection test (whether
+    any pair crosses; the bodies' meshes have their own, engine.ipc.body_broad_phase) do not
+    depend on that order: they run on IPCGRASP_QUERY_THREADS threads, by default two when the
+    process may use two cores (each query about halves; batch workers, one per core, set it
+    to 1).
     """
     global _threads, _query_threads
     _threads = _threads_from_environment("IPCGRASP_IPCTK_THREADS", 1)
@@ -117,19 +127,31 @@ def _query_parallelism() -> Iterator[None]:
         ipctk.set_num_threads(_threads)
 
 
+# The broad phase between the bodies of each mesh collision_mesh made, while the mesh lives.
+_BODIES: weakref.WeakKeyDictionary[CollisionMesh, BodyBroadPhase] = weakref.WeakKeyDictionary()
+
+
+def bodies_of(mesh: CollisionMesh) -> BodyBroadPhase | None:
+    """The broad phase between the bodies of a mesh collision_mesh made, else None."""
+    return _BODIES.get(mesh)
+
+
 def collision_mesh(
     x0: np.ndarray, faces: np.ndarray, owner: np.ndarray, ground: bool
 ) -> CollisionMesh:
     """A collision mesh whose vertices collide only with other bodies' (owner ids differ).
 
     `ground` adds the plane z = 0. Same-body pairs are filtered: the object is rigid and a
-    3 mm pad cannot fold onto itself under grasp loads.
+    3 mm pad cannot fold onto itself under grasp loads. Its candidates come from the broad
+    phase between its bodies (engine.ipc.body_broad_phase).
     """
     faces = np.ascontiguousarray(faces, dtype=np.int32)
     mesh = ipctk.CollisionMesh(np.asarray(x0, dtype=float), ipctk.edges(faces), faces)
-    if ground:
-        mesh.planes = [ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.zeros(3))]
-    mesh.can_collide = ipctk.make_vertex_patches_filter(np.asarray(owner, dtype=np.int32))
+    planes = [ipctk.Hyperplane(np.array([0.0, 0.0, 1.0]), np.zeros(3))] if ground else []
+    mesh.planes = planes
+    owner = np.asarray(owner, dtype=np.int32)
+    mesh.can_collide = ipctk.make_vertex_patches_filter(owner)
+    _BODIES[mesh] = BodyBroadPhase(np.asarray(mesh.edges), faces, owner, planes)
     return mesh
 
 
@@ -151,21 +173,22 @@ def ground_mesh(x0: np.ndarray) -> CollisionMesh:
 
 def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> NormalCollisions:
     """The contact set of the barrier at positions x (workaround 1: built with 2 dhat)."""
-    c = ipctk.NormalCollisions()
-    c.build(mesh, x, 2.0 * dhat, 0.0, BROAD_PHASE)
-    return c
+    return collisions_within(mesh, x, 2.0 * dhat)
 
 
 def swept_candidates(
     mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray, radius: float
 ) -> Candidates:
-    """Every primitive pair whose boxes, swept over the straight move x0 -> x1 and each
-    inflated by radius (m), overlap: among them every pair that comes within 2 radius anywhere
-    on the move.
+    """Every primitive pair (of different bodies, workaround 4) whose boxes, swept over the
+    straight move x0 -> x1 and each inflated by radius (m), overlap: among them every pair that
+    comes within 2 radius anywhere on the move.
 
     One broad phase then serves CCD and contact-set builds (the broad phase is ~90 % of a
     contact-set build: 0.8 of 0.9 ms on the REACH cube scene).
     """
+    bodies = _BODIES.get(mesh)
+    if bodies is not None:
+        return bodies.candidates(x0, x1, radius)
     c = ipctk.Candidates()
     c.build(mesh, x0, x1, radius, BROAD_PHASE)
     return c
@@ -204,9 +227,10 @@ def candidates_stepsize(
 
 
 def collisions_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> NormalCollisions:
-    """Mesh-mesh pairs closer than `radius` (for counting and distances, not for energies)."""
+    """Pairs closer than `radius` (m) at positions x: candidates within radius / 2 of each
+    other (as ipctk's own build takes them), then the narrow phase."""
     c = ipctk.NormalCollisions()
-    c.build(mesh, x, radius, 0.0, BROAD_PHASE)
+    c.build(swept_candidates(mesh, x, x, 0.5 * radius), mesh, x, radius)
     return c
 
 
@@ -245,13 +269,17 @@ def minimum_squared_distance(
 
 def collision_free_stepsize(mesh: CollisionMesh, x0: np.ndarray, x1: np.ndarray) -> float:
     """Largest fraction in [0, 1] of the straight move x0 -> x1 that stays intersection-free."""
+    candidates = swept_candidates(mesh, x0, x1, 0.0)
     with _query_parallelism():
-        alpha = ipctk.compute_collision_free_stepsize(mesh, x0, x1, 0.0, BROAD_PHASE, NARROW_PHASE)
+        alpha = candidates.compute_collision_free_stepsize(mesh, x0, x1, 0.0, NARROW_PHASE)
     return min(1.0, float(alpha))
 
 
 def has_intersections(mesh: CollisionMesh, x: np.ndarray) -> bool:
     """Whether any two bodies' surfaces intersect at x."""
+    bodies = _BODIES.get(mesh)
+    if bodies is not None:
+        return bodies.has_intersections(x)
     with _query_parallelism():
         return bool(ipctk.has_intersections(mesh, x, BROAD_PHASE))
 

@@ -66,10 +66,15 @@ def test_contact_only_between_different_bodies():
     0.6 dhat above the object collides, the object's own vertices with the object do not."""
     mesh, x = _scene()
     within = ipc.collisions_within(mesh, x, 2.0 * DHAT)
-    face_vertex = [c for c in within if not ipc.is_plane_vertex(c)]
+    # Each pair's ids, not the pairs: ipctk hands out references into its list, and one
+    # released after the list crashes the interpreter.
+    face_vertex = [
+        set(np.asarray(c.vertex_ids(mesh.edges, mesh.faces)).tolist()) - {-1}
+        for c in within
+        if not ipc.is_plane_vertex(c)
+    ]
     assert len(face_vertex) == 3
-    for c in face_vertex:
-        ids = set(np.asarray(c.vertex_ids(mesh.edges, mesh.faces)).tolist()) - {-1}
+    for ids in face_vertex:
         assert ids & {0, 1, 2} and ids & {3, 4, 5}
     assert ipc.minimum_distance(within, mesh, x) == pytest.approx(0.5 * DHAT, rel=1e-12)
     assert ipc.minimum_squared_distance(within, mesh, x) == pytest.approx(0.25 * DHAT**2, rel=1e-12)

@@ -1,9 +1,7 @@
-"""CCD and the intersection test run on more threads than the rest of a trial, and a trial is
-bitwise the same for it.
+"""CCD runs on more threads than the rest of a trial, and a trial is bitwise the same for it.
 
-Law: the earliest time of impact over a set of pairs (a minimum) and whether any pair crosses
-(a disjunction) do not depend on the order the pairs are visited in, so they may run on any
-number of threads; contact sets, energies and their derivatives are pair lists and sums whose
+Law: the earliest time of impact over a set of pairs (a minimum) does not depend on the order
+the pairs are visited in, so it may run on any number of threads; contact sets, energies and their derivatives are pair lists and sums whose
 order TBB's scheduling changes, so they stay on one (engine.ipc.ipctk_gateway.configure_threads).
 """
 
@@ -23,7 +21,6 @@ from engine.scene.object_mesh import BUILTIN_CUBE_MASS_KG, builtin_cube
 from engine.scene.resting import rest_object
 
 # The unwrapped functions (each trial wraps them afresh).
-HAS_INTERSECTIONS = ipctk.has_intersections
 STEPSIZE = ipctk.compute_collision_free_stepsize
 CANDIDATES = ipctk.Candidates
 ACTIVE_COLLISIONS = ipc.active_collisions
@@ -31,12 +28,12 @@ ACTIVE_COLLISIONS = ipc.active_collisions
 
 def _trial(monkeypatch, query_threads: str):
     """The 26-vertex Table V cube's nominal trial with IPCGRASP_QUERY_THREADS = query_threads:
-    its frames, its result, and the ipctk thread counts CCD queries and intersection tests
-    ran on."""
+    its frames, its result, and the ipctk thread counts CCD queries and contact sets ran
+    on."""
     monkeypatch.setenv("IPCGRASP_QUERY_THREADS", query_threads)
     monkeypatch.delenv("IPCGRASP_IPCTK_THREADS", raising=False)
     ipc.configure_threads()  # before the grasp's own queries (a trial configures it again)
-    seen: dict[str, set[int]] = {"ccd": set(), "intersections": set(), "contact sets": set()}
+    seen: dict[str, set[int]] = {"ccd": set(), "contact sets": set()}
 
     def counting(name, real):
         def call(*args):
@@ -45,7 +42,6 @@ def _trial(monkeypatch, query_threads: str):
 
         return call
 
-    monkeypatch.setattr(ipctk, "has_intersections", counting("intersections", HAS_INTERSECTIONS))
     monkeypatch.setattr(ipctk, "compute_collision_free_stepsize", counting("ccd", STEPSIZE))
 
     class Candidates(CANDIDATES):  # the gateway's broad-phase candidates, CCD counted
@@ -74,8 +70,8 @@ def test_a_trial_is_bitwise_the_same_with_ccd_on_two_threads(monkeypatch):
     one, r1, seen1 = _trial(monkeypatch, "1")
     two, r2, seen2 = _trial(monkeypatch, "2")
     ipc.configure_threads()
-    assert seen1["intersections"] == {1} and seen1["ccd"] == {1}
-    assert seen2["intersections"] == {2} and seen2["ccd"] == {2}
+    assert seen1["ccd"] == {1}
+    assert seen2["ccd"] == {2}
     # Contact sets are order-dependent: they stay on one thread.
     assert seen1["contact sets"] == seen2["contact sets"] == {1}
     assert r1.success and r1.frames == r2.frames and r1.newton_iterations == r2.newton_iterations

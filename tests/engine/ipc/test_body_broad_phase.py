@@ -1,0 +1,200 @@
+"""The broad phase between bodies (engine.ipc.body_broad_phase) finds ipctk's candidates.
+
+Its candidates for a move are ipctk's (`Candidates.build` with the LBVH) with two kinds of pair
+left out, each checked here to be only that:
+- pairs whose boxes, swept and inflated in double precision, do not overlap: the LBVH stores
+  its boxes in single precision, rounded outward, and finds pairs up to a float's spacing
+  apart; such a pair is further apart than twice the radius over the whole move;
+- vertex-vertex pairs of codimensional vertices (in no edge, like the cut object's ground
+  slab) of one body: ipctk 1.6.1 filters those pairs with their rows in the list of codim
+  vertices instead of their vertex ids, so a rigid object's own vertices made contacts.
+"""
+
+from __future__ import annotations
+
+import ipctk
+import numpy as np
+import pytest
+
+from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.body_broad_phase import BodyBroadPhase
+from engine.ipc.system import OBJECT_OWNER
+from tests.conftest import yumi_cube_simulation
+
+DHAT = 1e-4
+FLOAT32_SLACK_M = 1e-8  # beyond a float's spacing at these coordinates (~2e-9 m at 0.03 m)
+
+
+def _lbvh(mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, r: float) -> ipctk.Candidates:
+    c = ipctk.Candidates()
+    c.build(mesh, x0, x1, r, ipctk.LBVH())
+    return c
+
+
+def _sets(c: ipctk.Candidates) -> tuple[set, set, set, set]:
+    return (
+        {tuple(sorted((p.edge0_id, p.edge1_id))) for p in c.ee_candidates},
+        {(p.face_id, p.vertex_id) for p in c.fv_candidates},
+        {tuple(sorted((p.vertex0_id, p.vertex1_id))) for p in c.vv_candidates},
+        {p.vertex_id for p in c.pv_candidates},
+    )
+
+
+def _box_gap(bp: BodyBroadPhase, lo: np.ndarray, hi: np.ndarray, kind: int, pair) -> float:
+    """How far apart (m) the double-precision boxes of a candidate pair are (0: overlap)."""
+    if kind == 0:
+        a, b = bp.edges[pair[0]], bp.edges[pair[1]]
+    elif kind == 1:
+        a, b = bp.faces[pair[0]], np.array([pair[1]])
+    else:
+        a, b = np.array([pair[0]]), np.array([pair[1]])
+    gap = np.maximum(lo[a].min(0) - hi[b].max(0), lo[b].min(0) - hi[a].max(0))
+    return max(0.0, float(gap.max()))
+
+
+def _assert_ipctk_candidates(mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, r: float):
+    """The body broad phase's candidates are ipctk's, less the two kinds the docstring names;
+    returns how many of each kind were left out."""
+    bp = ipc.bodies_of(mesh)
+    assert bp is not None
+    ours, theirs = _sets(bp.candidates(x0, x1, r)), _sets(_lbvh(mesh, x0, x1, r))
+    lo, hi = np.minimum(x0, x1) - r, np.maximum(x0, x1) + r
+    slack = same_body = 0
+    for kind in range(3):
+        assert ours[kind] <= theirs[kind], "a pair ipctk's broad phase does not find"
+        for pair in theirs[kind] - ours[kind]:
+            if kind == 2 and bp.owner[pair[0]] == bp.owner[pair[1]]:
+                same_body += 1
+                continue
+            assert 0.0 < _box_gap(bp, lo, hi, kind, pair) < FLOAT32_SLACK_M, (kind, pair)
+            slack += 1
+    assert ours[3] == theirs[3]
+    for a, b in ours[2]:
+        assert bp.owner[a] != bp.owner[b]
+    return slack, same_body
+
+
+def _cube_mesh_with_a_ground_slab():
+    """The YuMi's pads half a dhat from the built-in cube, and the cube with codim vertices
+    (in no face, like the cut object's ground slab, engine.grasp.contact_region) just above
+    its bottom, near the ground."""
+    sim = yumi_cube_simulation()
+    s = sim.stepper.system
+    x = s.collision_vertices(sim.stepper.state.u)
+    faces = np.asarray(s.collision_mesh.faces)
+    owner = np.asarray(s.collision_owner)
+    on_object = x[owner == OBJECT_OWNER]
+    for k, n in enumerate(sim.stepper.normals):  # each pad half a dhat from the cube
+        gap = (on_object @ n).min() - (x[owner == k] @ n).max()
+        x[owner == k] += (gap - 0.5 * DHAT) * n
+    # As many slab points as the pads have vertices (ipctk's defect pairs codim vertices whose
+    # rows in the codim list fall on different bodies' vertex ids), in pairs 2 um apart.
+    n = int(np.sum(owner != OBJECT_OWNER))
+    lo, hi = on_object.min(0), on_object.max(0)
+    u = np.random.default_rng(7).uniform(size=(n, 2))
+    slab = np.c_[lo[:2] + u * (hi[:2] - lo[:2]), np.full(n, lo[2] + 5e-5)]
+    x = np.vstack([x, slab, slab + np.array([0.0, 0.0, 2e-6])])
+    owner = np.r_[owner, np.full(2 * n, OBJECT_OWNER)].astype(np.int32)
+    return ipc.collision_mesh(x, faces, owner, ground=True), x
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_candidates_of_random_moves_are_ipctks(seed):
+    mesh, x0 = _cube_mesh_with_a_ground_slab()
+    assert len(ipc.bodies_of(mesh).codim) > 0
+    rng = np.random.default_rng(seed)
+    left_out = np.zeros(2, dtype=int)
+    for scale in (1e-5, 2e-4, 3e-3):
+        x1 = x0 + rng.normal(0.0, scale, size=x0.shape)
+        for r in (0.0, DHAT, 3 * DHAT):
+            left_out += _assert_ipctk_candidates(mesh, x0, x1, r)
+            left_out += _assert_ipctk_candidates(mesh, x1, x1, r)
+    # The slab's doubled vertices are within a radius of each other: ipctk pairs them.
+    assert left_out[1] > 0
+
+
+def test_a_grasps_contact_sets_are_ipctks_without_the_objects_own_vertex_pairs():
+    """Built with the body broad phase, the contact set at a closed grip has ipctk's pairs
+    (the barrier's energy and gradient equal a build with ipctk's LBVH over the whole mesh),
+    except the object's own codim vertex pairs, which ipctk's build makes."""
+    mesh, x = _cube_mesh_with_a_ground_slab()
+    ours = ipc.active_collisions(mesh, x, DHAT)
+    theirs = ipctk.NormalCollisions()
+    theirs.build(mesh, x, 2 * DHAT, 0.0, ipctk.LBVH())
+    owner = ipc.bodies_of(mesh).owner
+    barrier = ipc.barrier(DHAT, 1.0)
+    # Pairs are read while `theirs` lives: ipctk hands out references into its list.
+    own_pairs, own = 0, 0.0
+    for c in theirs:
+        ids = c.vertex_ids(mesh.edges, mesh.faces)
+        if isinstance(c, ipctk.VertexVertexNormalCollision) and owner[ids[0]] == owner[ids[1]]:
+            own_pairs += 1
+            own += barrier(c, c.dof(x, mesh.edges, mesh.faces))
+    assert own_pairs, "the slab's vertices, 2 um apart, make ipctk pairs"
+    assert own > 0
+    assert len(ours) == len(theirs) - own_pairs
+    # The pads' and the ground's pairs are the same: ipctk's energy less its own pairs'.
+    assert barrier(ours, mesh, x) == pytest.approx(barrier(theirs, mesh, x) - own, rel=1e-12)
+    assert sum(not ipc.is_plane_vertex(c) for c in ours) > 0, "the pads touch the cube"
+
+
+def test_the_intersection_test_is_ipctks():
+    """Pads pushed into the cube by up to 2 mm, tilted, or held apart: whether an edge of one
+    body crosses a face of another is ipctk's has_intersections answer in every case."""
+    mesh, x0 = _cube_mesh_with_a_ground_slab()
+    bp = ipc.bodies_of(mesh)
+    assert bp is not None
+    owner = bp.owner
+    rng = np.random.default_rng(3)
+    answers = []
+    for depth in (-1e-3, -DHAT, 0.0, 1e-6, 2e-4, 2e-3):
+        for _ in range(4):
+            x = x0.copy()
+            for k in (0, 1):
+                # each pad pushed `depth` further than touching (negative: held apart), jittered
+                centre = x[owner == k].mean(axis=0)
+                turn = rng.normal(0.0, 0.05, size=3)
+                x[owner == k] = (
+                    centre + (x[owner == k] - centre) + np.cross(turn, x[owner == k] - centre)
+                )
+                x[owner == k] += (0.5 * DHAT + depth) * _closing(x, owner, k)
+            theirs = ipctk.has_intersections(mesh, x, ipctk.LBVH())
+            assert bp.has_intersections(x) == theirs
+            answers.append(theirs)
+    assert any(answers) and not all(answers)
+
+
+def _closing(x: np.ndarray, owner: np.ndarray, k: int) -> np.ndarray:
+    """The unit direction from pad k's centre towards the object's centre."""
+    d = x[owner == OBJECT_OWNER].mean(axis=0) - x[owner == k].mean(axis=0)
+    d[2] = 0.0
+    return d / np.linalg.norm(d)
+
+
+def test_the_orientation_filter_keeps_every_sign_round_off_could_flip():
+    """Where _orient3d_sign gives a sign, it is the exact one (rational arithmetic), on points
+    from well off the plane to within a few ulps of it; coplanar points give 0."""
+    from fractions import Fraction
+
+    from engine.ipc.body_broad_phase import _orient3d_sign
+
+    rng = np.random.default_rng(5)
+    signed = 0
+    for scale in (1e-2, 1e-9, 1e-15, 1e-18, 0.0):
+        for _ in range(200):
+            a, b, c = rng.uniform(-0.03, 0.03, size=(3, 3))
+            n = np.cross(b - a, c - a)
+            d = a + rng.uniform(0, 1) * (b - a) + rng.uniform(0, 1) * (c - a) + scale * n
+            got = _orient3d_sign(a, b, c, d)
+            m = [
+                [Fraction(float(p[i])) - Fraction(float(d[i])) for i in range(3)] for p in (a, b, c)
+            ]
+            det = (
+                m[0][2] * (m[1][0] * m[2][1] - m[2][0] * m[1][1])
+                + m[1][2] * (m[2][0] * m[0][1] - m[0][0] * m[2][1])
+                + m[2][2] * (m[0][0] * m[1][1] - m[1][0] * m[0][1])
+            )
+            exact = (det > 0) - (det < 0)
+            assert got in (0, exact)
+            signed += got != 0
+    assert 0 < signed < 1000  # the bound decides most, not the nearly coplanar ones
