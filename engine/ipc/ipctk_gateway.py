@@ -17,7 +17,8 @@ upgrade (or a change of broad phase) is a change to this module alone. Workaroun
    body's own vertices became contacts. The meshes `collision_mesh` makes take their
    candidates from the broad phase between bodies (engine.ipc.body_broad_phase), which pairs
    only different bodies' primitives, and only those near another body: it also replaces the
-   LBVH's hierarchy over the whole mesh per query.
+   LBVH's hierarchy over the whole mesh per query. Where the LBVH still builds them (too many
+   candidates to hand over from Python), those pairs are dropped.
 """
 
 from __future__ import annotations
@@ -188,9 +189,13 @@ def swept_candidates(
     """
     bodies = _BODIES.get(mesh)
     if bodies is not None:
-        return bodies.candidates(x0, x1, radius)
+        found = bodies.candidates(x0, x1, radius)
+        if found is not None:
+            return found
     c = ipctk.Candidates()
     c.build(mesh, x0, x1, radius, BROAD_PHASE)
+    if bodies is not None:
+        bodies.drop_own_pairs(c)
     return c
 
 

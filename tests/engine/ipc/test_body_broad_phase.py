@@ -57,7 +57,14 @@ def _assert_ipctk_candidates(mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.nda
     returns how many of each kind were left out."""
     bp = ipc.bodies_of(mesh)
     assert bp is not None
-    ours, theirs = _sets(bp.candidates(x0, x1, r)), _sets(_lbvh(mesh, x0, x1, r))
+    ee, fv, vv, pv = bp.pairs(x0, x1, r)
+    ours = (
+        {tuple(sorted(p)) for p in ee.tolist()},
+        {tuple(p) for p in fv.tolist()},
+        {tuple(sorted(p)) for p in vv.tolist()},
+        {v for _, v in pv.tolist()},
+    )
+    theirs = _sets(_lbvh(mesh, x0, x1, r))
     lo, hi = np.minimum(x0, x1) - r, np.maximum(x0, x1) + r
     slack = same_body = 0
     for kind in range(3):
@@ -198,3 +205,24 @@ def test_the_orientation_filter_keeps_every_sign_round_off_could_flip():
             assert got in (0, exact)
             signed += got != 0
     assert 0 < signed < 1000  # the bound decides most, not the nearly coplanar ones
+
+
+@pytest.mark.parametrize("limit", [1e9, 0.0], ids=["handed over", "ipctk's LBVH"])
+def test_the_gateways_candidates_hold_no_pairs_of_one_body(monkeypatch, limit):
+    """swept_candidates hands over the body broad phase's candidates, or, beyond
+    CANDIDATES_PER_PRIMITIVE, ipctk's LBVH's with one body's own vertex pairs dropped: either
+    way ipctk's candidates less those pairs (and float32 slack)."""
+    from engine.ipc import body_broad_phase
+
+    monkeypatch.setattr(body_broad_phase, "CANDIDATES_PER_PRIMITIVE", limit)
+    mesh, x0 = _cube_mesh_with_a_ground_slab()
+    bp = ipc.bodies_of(mesh)
+    assert bp is not None
+    x1 = x0 + np.random.default_rng(4).normal(0.0, 2e-4, size=x0.shape)
+    got = _sets(ipc.swept_candidates(mesh, x0, x1, DHAT))
+    theirs = _sets(_lbvh(mesh, x0, x1, DHAT))
+    assert any(bp.owner[a] == bp.owner[b] for a, b in theirs[2])
+    assert not any(bp.owner[a] == bp.owner[b] for a, b in got[2])
+    assert got[2] == {(a, b) for a, b in theirs[2] if bp.owner[a] != bp.owner[b]}
+    assert got[3] == theirs[3] and got[1] <= theirs[1] and got[0] <= theirs[0]
+    assert len(got[0]) > 0.99 * len(theirs[0]) and len(got[1]) > 0.99 * len(theirs[1])

@@ -122,7 +122,10 @@ def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
         x[pad0] += np.outer(gap - left + lean - lean.max(), normal) + sideways * side
         full = ipc.minimum_distance(ipc.collisions_within(mesh, x[rows], radius), mesh, x[rows])
         dhat = sim.params.dhat_m
-        assert s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0], dhat) == full
+        # The closest pair's distance; reached through another primitive pair when the
+        # candidates come from another broad phase, it can differ in the last bits.
+        got = s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0], dhat)
+        assert got == pytest.approx(full, rel=1e-12, abs=0)
         assert full <= radius
         bound = s.gap_bound(x, 0, OBJECT_OWNER, sim.normals[0], radius)
         assert bound <= full * (1 + 1e-12)
