@@ -8,7 +8,7 @@ with this same script, so before and after are measured in one sitting on the sa
 Writes benchmarks/results/reach_speed.md (or appends a column set with `--label`).
 
     .venv/bin/python benchmarks/bench_reach.py [--repo DIR --label before [--query-threads 1]]
-        [--out FILE]
+        [--youngs-pa 1e6 --pad-edge-m 0.0015] [--out FILE]
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import build_pad
 from engine.grasp.trials import TrialSpec, plan_trials, run_trial
 table = read_grasp_table(sys.argv[1])
-values = {"youngs_modulus_pa": 1e8, "mu": 0.4, "auto_open_m": 0.02}
+values = {"youngs_modulus_pa": float(sys.argv[2]), "mu": 0.4, "auto_open_m": 0.02}
+if sys.argv[3]:
+    values["pad_edge_length_m"] = float(sys.argv[3])
 make = getattr(SimulationParams, "from_values", None)
 params = make(**values) if make else SimulationParams(**values)
 pad = build_pad(params)
@@ -53,13 +55,13 @@ for k, spec in enumerate([table.grasps[0]] + list(table.grasps)):
 """
 
 
-def run(repo: Path, query_threads: str) -> list[dict]:
+def run(repo: Path, query_threads: str, youngs_pa: float, pad_edge_m: float | None) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(repo))
     env.pop("IPCGRASP_QUERY_THREADS", None)
     if query_threads != "default":
         env["IPCGRASP_QUERY_THREADS"] = query_threads
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(REACH)],
+        [sys.executable, "-c", CHILD, str(REACH), str(youngs_pa), str(pad_edge_m or "")],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -102,6 +104,8 @@ def main() -> None:
         help="per --repo: IPCGRASP_QUERY_THREADS for its run (CCD threads; 'default': unset)",
     )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "reach_speed.md")
+    ap.add_argument("--youngs-pa", type=float, default=1e8, help="the pads' Young's modulus")
+    ap.add_argument("--pad-edge-m", type=float, help="the pad's tet edge length (default: preset)")
     args = ap.parse_args()
     repos = args.repo or [ROOT]
     labels = args.label or [git_head(r) for r in repos]
@@ -109,7 +113,7 @@ def main() -> None:
     load = os.getloadavg()
     results = []
     for repo, label, query in zip(repos, labels, threads, strict=True):
-        rows = run(repo.resolve(), query)
+        rows = run(repo.resolve(), query, args.youngs_pa, args.pad_edge_m)
         results.append((label, git_head(repo), rows, summary(rows)))
         print(label, results[-1][3], flush=True)
     lines = [
@@ -119,7 +123,9 @@ def main() -> None:
         f"{os.cpu_count()} cores), Python {platform.python_version()}; load average before the "
         f"run {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min).",
         "25 grasps of `reach_cube_3cm.json` at their nominal poses, default settings (YuMi, 20 N "
-        "force stop, force hold), E = 1e8 Pa, mu = 0.4, auto-open 0.02 m; one process, one trial "
+        f"force stop, force hold), E = {args.youngs_pa:g} Pa"
+        + (f", pad tets {args.pad_edge_m * 1e3:g} mm" if args.pad_edge_m else "")
+        + ", mu = 0.4, auto-open 0.02 m; one process, one trial "
         "per grasp after a warm-up trial. `s` is the simulation's wall time (not start-up). "
         "Since b1c6ab4 CCD and the intersection test run on two threads by default (the same "
         "numbers; IPCGRASP_QUERY_THREADS=1, as in batch workers, keeps everything on one).",
