@@ -186,6 +186,15 @@ def _overlaps_on_other_axes(
 
 
 @njit(cache=True)
+def _bodies_apart(body_lo: np.ndarray, body_hi: np.ndarray, a: int, b: int) -> bool:
+    """Whether the boxes of bodies a and b are apart along an axis (an empty body's is)."""
+    for d in range(3):
+        if body_lo[a, d] > body_hi[b, d] or body_lo[b, d] > body_hi[a, d]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _sweep(
     alo: np.ndarray,
     ahi: np.ndarray,
@@ -204,7 +213,6 @@ def _sweep(
         return out, n
     axis, spread = 0, -1.0
     for d in range(3):
-        s = 0.0
         lo_d, hi_d = np.inf, -np.inf
         for i in a_ids:
             lo_d = min(lo_d, alo[i, d])
@@ -306,11 +314,7 @@ def _pairs(
     n_ee = n_fv = n_vv = 0
     for a in range(n_bodies):
         for b in range(a + 1, n_bodies):
-            apart = False
-            for d in range(3):
-                if body_lo[a, d] > body_hi[b, d] or body_lo[b, d] > body_hi[a, d]:
-                    apart = True
-            if apart:
+            if _bodies_apart(body_lo, body_hi, a, b):
                 continue
             ea = _reaching(elo, ehi, e_body, a, body_lo[b], body_hi[b])
             eb = _reaching(elo, ehi, e_body, b, body_lo[a], body_hi[a])
@@ -352,7 +356,7 @@ def _edge_face_pairs(
     n = 0
     for a in range(n_bodies):
         for b in range(n_bodies):
-            if a == b:
+            if a == b or _bodies_apart(body_lo, body_hi, a, b):
                 continue
             ea = _reaching(elo, ehi, e_body, a, body_lo[b], body_hi[b])
             fb = _reaching(flo, fhi, f_body, b, body_lo[a], body_hi[a])
