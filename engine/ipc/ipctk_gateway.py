@@ -72,6 +72,12 @@ def default_query_threads() -> int:
     return min(2, usable_cores())
 
 
+def query_threads() -> int:
+    """Threads the order-free work may use (configure_threads); the LDL^T's independent
+    subtrees (engine.ipc.pattern_ldl) take two when this is two or more."""
+    return _query_threads
+
+
 def configure_threads() -> None:
     """ipctk's threads for this process, from the environment.
 

@@ -4,8 +4,9 @@ The up-looking algorithm of QDLDL (Stellato, Banjac, Goulart et al., the OSQP pr
 against arrays kept across factorizations, so a Newton matrix whose pattern repeats costs only
 the numeric pass, with no copies, no wrapper and D at hand for the definiteness test. Its
 symbolic half (each row's pattern, from the elimination tree) is done once per pattern
-(row_patterns), not at every factorization. The input is the upper triangle of the
-symmetrically permuted matrix, CSC, with every diagonal entry stored.
+(row_patterns), not at every factorization, and so is the rows' split into independent
+subtrees that two threads can factor at once (split_rows). The input is the upper triangle of
+the symmetrically permuted matrix, CSC, with every diagonal entry stored.
 """
 
 from __future__ import annotations
@@ -90,6 +91,125 @@ def row_patterns(
 
 
 @njit(cache=True)
+def row_work(
+    n: int, lp: np.ndarray, rptr: np.ndarray, rcol: np.ndarray, rslot: np.ndarray
+) -> np.ndarray:
+    """Multiply-adds of each row of the numeric pass (ldl_factor) on this pattern: row k's entry
+    in column c costs the entries of c above it."""
+    work = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        w = 0
+        for t in range(rptr[k], rptr[k + 1]):
+            w += 1 + int(rslot[t]) - int(lp[rcol[t]])
+        work[k] = w
+    return work
+
+
+# split_rows stops splitting subtrees after this many (each scans the open ones).
+MAX_SPLITS = 512
+
+
+@njit(cache=True)
+def split_rows(
+    n: int, etree: np.ndarray, work: np.ndarray, parts: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in an order the numeric pass can take them (each after its descendants in the
+    elimination tree), cut into `parts` independent groups and the rest: (order, bounds), group
+    g being order[bounds[g]:bounds[g + 1]] and the rest order[bounds[parts]:].
+
+    Row k uses only the rows of its own subtree, so disjoint subtrees factor independently (the
+    two pads of a grasp, joined only through the object's few columns near the root). The
+    heaviest open subtree is split at its root (which joins the rest) while it holds more than
+    its share of the open work, and the number of splits kept is the one with the least
+    estimated time; the open subtrees are then dealt to the groups heaviest first, each to the
+    lightest group.
+    """
+    sub = work.astype(np.float64) + 0.0
+    n_children = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if etree[j] >= 0:
+            sub[etree[j]] += sub[j]
+            n_children[etree[j] + 1] += 1
+    child_start = np.cumsum(n_children)
+    children = np.empty(max(n - 1, 1), dtype=np.int64)
+    fill = child_start[:n].copy()
+    for j in range(n):
+        if etree[j] >= 0:
+            children[fill[etree[j]]] = j
+            fill[etree[j]] += 1
+    total = 0.0
+    for j in range(n):
+        total += work[j]
+    is_open = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        if etree[j] < 0:
+            is_open[j] = True
+    # Split greedily, remembering after how many splits the estimated time (the rest, then the
+    # heavier group, at best the open work's share) was least; then redo that many.
+    split = np.empty(MAX_SPLITS, dtype=np.int64)
+    n_split = 0
+    best, best_time = 0, total
+    rest = 0.0
+    while n_split < MAX_SPLITS:
+        heaviest = -1
+        open_work = 0.0
+        for j in range(n):
+            if is_open[j]:
+                open_work += sub[j]
+                if heaviest < 0 or sub[j] > sub[heaviest]:
+                    heaviest = j
+        if heaviest < 0:
+            break
+        estimate = rest + max(sub[heaviest], open_work / parts)
+        if estimate < best_time:
+            best, best_time = n_split, estimate
+        if sub[heaviest] * parts <= open_work * 1.05:
+            break
+        is_open[heaviest] = False
+        rest += work[heaviest]
+        for c in range(child_start[heaviest], child_start[heaviest + 1]):
+            is_open[children[c]] = True
+        split[n_split] = heaviest
+        n_split += 1
+    for t in range(n_split - 1, best - 1, -1):  # undo the splits after the best
+        node = split[t]
+        for c in range(child_start[node], child_start[node + 1]):
+            is_open[children[c]] = False
+        is_open[node] = True
+    # Deal the open subtrees to the groups, heaviest first, each to the lightest group.
+    roots = np.flatnonzero(is_open)
+    roots = roots[np.argsort(-sub[roots], kind="mergesort")]
+    group = np.full(n, -1, dtype=np.int64)
+    load = np.zeros(parts)
+    for r in roots:
+        lightest = np.argmin(load)
+        group[r] = lightest
+        load[lightest] += sub[r]
+    # The rest (group `parts`) is every row above the open roots; the others follow their root.
+    in_rest = np.ones(n, dtype=np.bool_)
+    for j in range(n - 1, -1, -1):
+        if is_open[j]:
+            in_rest[j] = False
+        elif etree[j] >= 0 and not in_rest[etree[j]]:
+            in_rest[j] = False
+            group[j] = group[etree[j]]
+    for j in range(n):
+        if in_rest[j]:
+            group[j] = parts
+    bounds = np.zeros(parts + 2, dtype=np.int64)
+    for j in range(n):
+        bounds[group[j] + 1] += 1
+    for g in range(parts + 1):
+        bounds[g + 1] += bounds[g]
+    order = np.empty(n, dtype=np.uint32)
+    at = bounds[: parts + 1].copy()
+    for j in range(n):
+        order[at[group[j]]] = j
+        at[group[j]] += 1
+    return order, bounds
+
+
+@njit(cache=True, nogil=True)
 def ldl_factor(
     n: int,
     ap: np.ndarray,
@@ -103,17 +223,24 @@ def ldl_factor(
     rptr: np.ndarray,
     rcol: np.ndarray,
     rslot: np.ndarray,
+    order: np.ndarray,
+    start: int,
+    stop: int,
 ) -> int:
     """Numeric LDL^T of the upper-triangular CSC (ap, ai, ax) into lx and d, dinv, on the
-    pattern from row_patterns (lp, li, rptr, rcol, rslot). Returns n when every pivot is positive
-    (the matrix is positive definite), else -1 at the first pivot that is not (then the factor
-    is unusable).
+    pattern from row_patterns (lp, li, rptr, rcol, rslot), for the rows order[start:stop] (all
+    of a row's descendants in the elimination tree done before it: split_rows). Returns n when
+    every pivot is positive (the matrix is positive definite), else -1 at the first pivot that
+    is not (then the factor is unusable).
 
-    Index arrays are unsigned (ai, li, rcol uint32; ap, lp, rptr, rslot uint64): numba then
-    emits no negative-index wraparound in the inner loops.
+    A row's arithmetic is the same whichever rows run before it or beside it on another thread,
+    so any valid order gives the same factor to the bit. Index arrays are unsigned (ai, li,
+    rcol, order uint32; ap, lp, rptr, rslot uint64): numba then emits no negative-index
+    wraparound in the inner loops.
     """
     y = np.zeros(n)
-    for k in range(n):
+    for r in range(start, stop):
+        k = order[r]
         dk = 0.0
         for p in range(ap[k], ap[k + 1]):
             b = ai[p]

@@ -4,7 +4,9 @@ upper-triangle entries (`SummedMatrix`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
@@ -12,6 +14,7 @@ import numpy as np
 import qdldl
 import scipy.sparse as sp
 
+from engine.ipc.ipctk_gateway import query_threads
 from engine.ipc.ldl_kernels import (
     elimination_tree,
     key_positions,
@@ -19,7 +22,9 @@ from engine.ipc.ldl_kernels import (
     ldl_solve,
     permuted_upper_pattern,
     row_patterns,
+    row_work,
     scatter_sum,
+    split_rows,
 )
 
 
@@ -30,6 +35,11 @@ class SummedMatrix(Protocol):
     def shape(self) -> tuple[int, int]: ...
     def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """[(keys col * n + row with row <= col, values)] per part; keys may repeat (summed)."""
+        ...
+
+    @property
+    def hubs(self) -> np.ndarray:
+        """The unknowns coupled to many others, which the factorization orders last."""
         ...
 
     def tocsr(self) -> sp.csr_matrix: ...
@@ -93,38 +103,62 @@ class _Symbolic:
     rslot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     # Where each column's keys start in `union` (n + 1 entries), for key_positions.
     column_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # The rows in two independent groups and the rest (ldl_kernels.split_rows), and whether
+    # the lighter group is worth a second thread (THREAD_MIN_WORK).
+    order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+    bounds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    split: bool = False
 
     def with_rows(self) -> _Symbolic:
-        """This analysis with L's row patterns (0.3 ms on the REACH cube's n = 1069) and the
-        union's column starts."""
+        """This analysis with L's row patterns (0.3 ms on the REACH cube's n = 1069), the
+        union's column starts and the rows' split between two threads."""
         n = len(self.d)
         self.rptr, self.rcol, self.rslot, self.li = row_patterns(
             n, self.ap, self.ai, self.lp, self.etree
         )
         self.column_start = np.searchsorted(self.union, np.arange(n + 1, dtype=np.int64) * n)
+        work = row_work(n, self.lp, self.rptr, self.rcol, self.rslot)
+        self.order, self.bounds = split_rows(n, self.etree, work, 2)
+        lighter = min(work[self.order[self.bounds[g] : self.bounds[g + 1]]].sum() for g in (0, 1))
+        self.split = bool(lighter >= THREAD_MIN_WORK)
         return self
 
+    def factor_numeric(self) -> bool:
+        """LDL^T of the values in ax into lx, d, dinv; whether every pivot is positive.
+
+        Where the split is worth it and the process may use two threads (query_threads), the
+        second group runs on a helper thread beside the first (the kernel releases the GIL),
+        then the rest; the factor is the same to the bit either way.
+        """
+        n = len(self.d)
+        args = (
+            n, self.ap, self.ai, self.ax, self.lp, self.li, self.lx, self.d, self.dinv,
+            self.rptr, self.rcol, self.rslot, self.order,
+        )  # fmt: skip
+        if not (self.split and query_threads() >= 2):
+            return bool(ldl_factor(*args, 0, n) == n)
+        first, second, rest = (int(b) for b in self.bounds[1:4])
+        beside = _helper_thread().submit(ldl_factor, *args, first, second)
+        ok = ldl_factor(*args, 0, first) == n
+        # Wait for the helper even after a failed pivot: it writes into this analysis's arrays.
+        ok = beside.result() == n and ok
+        return bool(ok and ldl_factor(*args, second, rest) == n)
+
     @classmethod
-    def of(cls, union: np.ndarray, n: int, old: _Symbolic | None = None) -> _Symbolic:
+    def of(
+        cls, union: np.ndarray, n: int, hubs: np.ndarray, old: _Symbolic | None = None
+    ) -> _Symbolic:
         """The analysis of the keys `union` of an n x n matrix: elimination tree and L's
         pattern in a fill-reducing order. A union widened from `old` keeps its order (its new
         keys couple a few more pad vertices to the object, and a fresh order costs a QDLDL
         factorization) until L has REORDER_FILL times the fill of the last fresh order; a fresh
-        order is QDLDL's AMD, taken from a diagonally dominant matrix of the same pattern (its
-        diagonal added where the union lacks one)."""
+        order puts the unknowns `hubs` last and AMD's order of the rest before them
+        (fresh_order)."""
         if old is not None:
             kept = cls._in_order(union, n, old.perm, old.fresh_fill)
             if kept.lp[-1] <= REORDER_FILL * old.fresh_fill:
                 return kept.with_rows()
-        keys = _with_diagonal(union, n)
-        cols = keys // n
-        rows = keys - cols * n
-        dominant = np.where(rows != cols, 1e-3, float(n))
-        col_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cols, minlength=n), out=col_ptr[1:])
-        template = sp.csc_matrix((dominant, rows.astype(np.int32), col_ptr), shape=(n, n))
-        perm = np.asarray(qdldl.Solver(template, upper=True).factors()[2], dtype=np.int64)
-        fresh = cls._in_order(union, n, perm, 0.0)
+        fresh = cls._in_order(union, n, fresh_order(union, n, hubs), 0.0)
         fresh.fresh_fill = float(fresh.lp[-1])
         return fresh.with_rows()
 
@@ -141,6 +175,37 @@ class _Symbolic:
             union, to_csc, perm, ap, ai, np.zeros(len(union)), etree, lp,
             np.zeros(nnz_l), np.zeros(n), np.zeros(n), fresh_fill,
         )  # fmt: skip
+
+
+def fresh_order(union: np.ndarray, n: int, hubs: np.ndarray) -> np.ndarray:
+    """A fill-reducing order of the keys `union` of an n x n matrix (perm, (P^T v)[j] =
+    v[perm[j]]): the unknowns `hubs` last, QDLDL's AMD on the rest.
+
+    The hubs are the few unknowns that couple many others (a rigid object's, tied to every pad
+    vertex touching it; the closing coordinate, tied to both jaws' glued vertices). Ordered
+    last, they leave the rest in independent blocks (each pad), which AMD keeps in disjoint
+    subtrees of the elimination tree, so the numeric pass can factor them on two threads
+    (ldl_kernels.split_rows); AMD over all of them may order a hub early and chain both pads
+    into one path. AMD runs on a diagonally dominant matrix of the rest's pattern (its diagonal
+    added where the union lacks one).
+    """
+    keys = _with_diagonal(union, n)
+    cols = keys // n
+    rows = keys - cols * n
+    hub = np.zeros(n, dtype=bool)
+    hub[hubs] = True
+    rest = np.flatnonzero(~hub)
+    index = np.full(n, -1, dtype=np.int64)
+    index[rest] = np.arange(len(rest))
+    keep = ~hub[rows] & ~hub[cols]
+    r, c = index[rows[keep]], index[cols[keep]]
+    m = len(rest)
+    dominant = np.where(r != c, 1e-3, float(m))
+    col_ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(c, minlength=m), out=col_ptr[1:])
+    template = sp.csc_matrix((dominant, r.astype(np.int32), col_ptr), shape=(m, m))
+    amd = np.asarray(qdldl.Solver(template, upper=True).factors()[2], dtype=np.int64)
+    return np.concatenate([rest[amd], np.flatnonzero(hub)])
 
 
 class PatternFactor:
@@ -181,6 +246,30 @@ class KeptFactor:
 
 # A widened pattern is reordered once its L has this much more fill than under its last AMD order.
 REORDER_FILL = 1.1
+# Multiply-adds the lighter of the two row groups needs before it goes to a second thread. The
+# kernel does about 1.7 per nanosecond and a hand-off costs about 0.2 ms (the helper's wake-up):
+# the REACH cube's 3 mm pads (0.48M per pad) gained 0.76 -> 0.70 ms, the 1.5 mm pads (5.2M per
+# pad) 7.2 -> 4.8-5.3 ms per factorization.
+THREAD_MIN_WORK = 1_000_000
+
+_helper: ThreadPoolExecutor | None = None
+
+
+def _helper_thread() -> ThreadPoolExecutor:
+    """The one helper thread of the split factorizations, started on first use."""
+    global _helper
+    if _helper is None:
+        _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ldl")
+    return _helper
+
+
+def _forget_helper() -> None:
+    # A forked child has no helper thread, only the executor that thinks it has one.
+    global _helper
+    _helper = None
+
+
+os.register_at_fork(after_in_child=_forget_helper)
 
 
 class PatternLdl:
@@ -191,7 +280,9 @@ class PatternLdl:
     union's permuted pattern and only refactorized numerically (QDLDL's up-looking algorithm
     in numba with each row's pattern precomputed, engine.ipc.ldl_kernels: about 0.8 ms on the
     REACH cube's n = 1069, and D tells definiteness). A matrix with an entry outside the union
-    widens it and pays one symbolic analysis (_Symbolic.of).
+    widens it and pays one symbolic analysis (_Symbolic.of). The order puts the hubs (the
+    object's and the closing coordinate's unknowns) last, so each pad is its own subtree; large
+    enough pads (the 1.5 mm ones) are factorized on two threads, one pad each.
 
     A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
     pattern, the contact blocks as triplets): each part's slots are remembered while its keys
@@ -221,9 +312,9 @@ class PatternLdl:
         """
         n = h.shape[0]
         if isinstance(h, sp.csr_matrix):
-            parts = [self._csr_upper(h)]
+            parts, hubs = [self._csr_upper(h)], np.zeros(0, dtype=np.int64)
         else:
-            parts = h.upper_parts()
+            parts, hubs = h.upper_parts(), h.hubs
         sym = self._by_n.get(n)
         slots = None if sym is None else self._all_slots(parts, sym)
         if sym is None or slots is None:
@@ -234,18 +325,15 @@ class PatternLdl:
                 # Widen the union by the missing keys only (union1d would re-sort ~50k keys).
                 extra = np.unique(keys[~_slots(sym.union, keys)[1]])
                 union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
-            sym = self._by_n[n] = _Symbolic.of(union, n, sym)
+            sym = self._by_n[n] = _Symbolic.of(union, n, hubs, sym)
             slots = self._all_slots(parts, sym)
             assert slots is not None  # the union holds every key now
         sym.ax[:] = 0.0
         for sl, (_, values) in zip(slots, parts, strict=True):
             scatter_sum(sym.ax, sl, np.ascontiguousarray(values, dtype=np.float64))
-        definite = ldl_factor(
-            n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, sym.lx, sym.d, sym.dinv,
-            sym.rptr, sym.rcol, sym.rslot,
-        )  # fmt: skip
+        definite = sym.factor_numeric()
         # A failed factorization overwrote part of sym's L and D: no last factor then.
-        self._last = PatternFactor(sym) if definite == n else None
+        self._last = PatternFactor(sym) if definite else None
         self._last_key = None
         return self._last
 

@@ -58,6 +58,11 @@ class ReducedHessian:
         """(n, n) with n the reduced unknowns."""
         return (self.reduction.n, self.reduction.n)
 
+    @property
+    def hubs(self) -> np.ndarray:
+        """The object's affine unknowns and the closing coordinate (Reduction.hubs)."""
+        return self.reduction.hubs
+
     def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The two parts' upper-triangle entries (keys col * n + row, values)."""
         parts = [(self.layout.upper_keys, self.internal_data[self.layout.upper_index])]

@@ -87,6 +87,7 @@ def test_summed_parts_with_repeated_keys_are_added() -> None:
 
     class Halves:
         shape = (n, n)
+        hubs = np.zeros(0, dtype=np.int64)
 
         def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
             half = 0.5 * upper.data
@@ -169,3 +170,115 @@ def test_the_fresh_orders_template_holds_the_union_and_every_diagonal_key() -> N
             got = pattern_ldl._with_diagonal(union, n)
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got, expected)
+
+
+class _Summed:
+    """A CSR matrix as one SummedMatrix part, with declared hubs."""
+
+    def __init__(self, h: sp.csr_matrix, hubs: np.ndarray) -> None:
+        self.h, self.hubs, self.shape = h, hubs, h.shape
+
+    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        upper = sp.triu(self.h).tocoo()
+        return [(upper.col.astype(np.int64) * self.shape[0] + upper.row, upper.data)]
+
+    def tocsr(self) -> sp.csr_matrix:
+        return self.h
+
+
+def _two_pads(rng: np.random.Generator, nodes: int = 150) -> _Summed:
+    """Two mesh-like blocks coupled only through six 'object' unknowns (the hubs), which are
+    placed among the pads' (not at the end): the shape of a grasp's Newton matrix, two pads
+    touching one rigid object."""
+    pads = sp.block_diag([_mesh_like(nodes, rng), _mesh_like(nodes, rng)]).tocsr()
+    m = pads.shape[0]
+    hubs = np.sort(rng.choice(m + 6, 6, replace=False))
+    own = np.setdiff1d(np.arange(m + 6), hubs)
+    n = m + 6
+    h = sp.lil_matrix((n, n))
+    pads = pads.tocoo()
+    for i, j, v in zip(own[pads.row], own[pads.col], pads.data, strict=True):
+        h[i, j] = v
+    for touching in own[rng.choice(m, 40, replace=False)]:
+        for o in hubs:
+            h[touching, o] = h[o, touching] = 0.05 * rng.standard_normal()
+    for o in hubs:
+        h[o, o] = 3.0
+    return _Summed((h.tocsr() + sp.diags(np.full(n, 3.0))).tocsr(), hubs)
+
+
+def test_the_split_groups_are_independent_subtrees_and_the_rest_follows_them() -> None:
+    """Row k of L has entries only in columns of k's subtree of the elimination tree, so the two
+    groups may factor at once: no row of one group has an entry in a column of the other, and
+    every row comes after its descendants."""
+    rng = np.random.default_rng(11)
+    h = _two_pads(rng)
+    ldl = PatternLdl()
+    assert ldl.factor(h) is not None
+    n = h.shape[0]
+    sym = ldl._by_n[n]
+    assert set(sym.perm[-6:].tolist()) == set(h.hubs.tolist())  # the hubs last
+    order, bounds = sym.order.astype(np.int64), sym.bounds
+    assert sorted(order.tolist()) == list(range(n))
+    group = np.empty(n, dtype=np.int64)
+    for g in range(3):
+        group[order[bounds[g] : bounds[g + 1]]] = g
+    assert min(bounds[1], bounds[2] - bounds[1]) > 0.3 * n  # two pads: two real groups
+    assert bounds[3] - bounds[2] < 0.1 * n
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    for k in range(n):
+        cols = sym.rcol[sym.rptr[k] : sym.rptr[k + 1]].astype(np.int64)
+        assert np.all(position[cols] < position[k])
+        if group[k] < 2:
+            assert np.all(group[cols] == group[k])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_factor_is_the_same_to_the_bit_on_one_thread_or_two(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """A row's arithmetic does not depend on the rows beside it: the split factorization (forced
+    onto two threads whatever its size) gives the unsplit factor bit for bit, and an indefinite
+    matrix whose first negative pivot lies in either group is refused."""
+    from engine.ipc import ipctk_gateway
+
+    rng = np.random.default_rng(12)
+    h = _two_pads(rng)
+    n = h.shape[0]
+    reference = PatternLdl()
+    ref = reference.factor(h)
+    assert ref is not None
+    ref_sym = reference._by_n[n]
+    unsplit = ldl_kernels_factor_all(ref_sym)
+    monkeypatch.setattr(pattern_ldl, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(ipctk_gateway, "_query_threads", threads)
+    ldl = PatternLdl()
+    factor = ldl.factor(h)
+    assert factor is not None
+    sym = ldl._by_n[n]
+    assert sym.split
+    np.testing.assert_array_equal(sym.lx, unsplit[0])
+    np.testing.assert_array_equal(sym.d, unsplit[1])
+    b = rng.standard_normal(n)
+    np.testing.assert_array_equal(factor.solve(b), ref.solve(b))
+    for g in range(3):
+        row = int(sym.perm[sym.order[sym.bounds[g]]])  # a row of group g, in h's own indices
+        broken = h.h.tolil()
+        broken[row, row] = -10.0
+        assert ldl.factor(_Summed(broken.tocsr(), h.hubs)) is None
+    assert ldl.factor(h) is not None
+
+
+def ldl_kernels_factor_all(sym: pattern_ldl._Symbolic) -> tuple[np.ndarray, np.ndarray]:
+    """L and D of sym's values by the kernel over all rows in natural order (no split)."""
+    from engine.ipc.ldl_kernels import ldl_factor
+
+    n = len(sym.d)
+    lx, d, dinv = np.zeros_like(sym.lx), np.zeros(n), np.zeros(n)
+    natural = np.arange(n, dtype=np.uint32)
+    assert ldl_factor(
+        n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, lx, d, dinv,
+        sym.rptr, sym.rcol, sym.rslot, natural, 0, n,
+    ) == n  # fmt: skip
+    return lx, d
