@@ -27,6 +27,7 @@ from engine.ipc import (
     internal_term,
     ldl_kernels,
     reduction,
+    supernodal_ldl,
 )
 from engine.scene import mesh_rays
 from engine.scene.object_mesh import builtin_cube
@@ -42,6 +43,7 @@ KERNEL_MODULES = (
     internal_term,
     reduction,
     ldl_kernels,
+    supernodal_ldl,
     collision_layout,
     candidate_cover,
     body_broad_phase,

@@ -1,13 +1,12 @@
-"""Sparse LDL^T kernels (numba): elimination tree, numeric factorization and solve.
+"""Sparse LDL^T kernels (numba): the symbolic analysis, the split between threads and the solve.
 
-The up-looking algorithm of QDLDL (Stellato, Banjac, Goulart et al., the OSQP project), written
-against arrays kept across factorizations, so a Newton matrix whose pattern repeats costs only
-the numeric pass, with no copies, no wrapper and D at hand for the definiteness test. Its
-symbolic half (each row's pattern, from the elimination tree) is done once per pattern
-(row_patterns), not at every factorization, and so is the rows' split into independent
-subtrees that two threads can factor at once (split_rows). The input is the upper triangle of
-the symmetrically permuted matrix, CSC, with every diagonal entry stored.
-"""
+The elimination tree and L's pattern follow QDLDL (Stellato, Banjac, Goulart et al., the OSQP
+project), written against arrays kept across factorizations, so a Newton matrix whose pattern
+repeats costs only the numeric pass (engine.ipc.supernodal_ldl). L's row indices and each
+row's work come from the rows' patterns (row_patterns), once per pattern, and so does the
+split of the rows into independent subtrees that two threads can factor at once (split_rows).
+The input is the upper triangle of the symmetrically permuted matrix, CSC, with every diagonal
+entry stored."""
 
 from __future__ import annotations
 
@@ -38,13 +37,12 @@ def elimination_tree(n: int, ap: np.ndarray, ai: np.ndarray) -> tuple[np.ndarray
 def row_patterns(
     n: int, ap: np.ndarray, ai: np.ndarray, lp: np.ndarray, etree: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The symbolic half of the up-looking LDL^T, done once per pattern: for each row k of L,
-    the columns c of its entries in the order the numeric pass uses them (rcol[rptr[k]:
-    rptr[k + 1]]) and where L(k, c) sits in lx (rslot), plus L's row indices li.
+    """Each row k of L's pattern, once per pattern: the columns c of its entries in
+    elimination order (rcol[rptr[k]:rptr[k + 1]]) and where L(k, c) sits in lx (rslot), plus
+    L's row indices li (each column's rows ascending).
 
     Row k's pattern is the set of nodes met walking the elimination tree up from each
-    off-diagonal entry of A's column k; the numeric pass used to repeat this walk at every
-    factorization (a quarter of its time on the REACH cube's n = 1069).
+    off-diagonal entry of A's column k.
     """
     nnz = lp[n]
     rptr = np.zeros(n + 1, dtype=np.uint64)
@@ -94,8 +92,9 @@ def row_patterns(
 def row_work(
     n: int, lp: np.ndarray, rptr: np.ndarray, rcol: np.ndarray, rslot: np.ndarray
 ) -> np.ndarray:
-    """Multiply-adds of each row of the numeric pass (ldl_factor) on this pattern: row k's entry
-    in column c costs the entries of c above it."""
+    """Multiply-adds each row of L costs on this pattern (the same in total as the supernodal
+    pass, engine.ipc.supernodal_ldl): row k's entry in column c costs the entries of c above
+    it."""
     work = np.zeros(n, dtype=np.int64)
     for k in range(n):
         w = 0
@@ -110,45 +109,28 @@ MAX_SPLITS = 512
 
 
 @njit(cache=True)
-def split_rows(
-    n: int, etree: np.ndarray, work: np.ndarray, parts: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows in an order the numeric pass can take them (each after its descendants in the
-    elimination tree), cut into `parts` independent groups and the rest: (order, bounds), group
-    g being order[bounds[g]:bounds[g + 1]] and the rest order[bounds[parts]:].
+def split_rows(n: int, etree: np.ndarray, work: np.ndarray, parts: int) -> np.ndarray:
+    """Each row's group: 0..parts - 1 for `parts` independent groups, `parts` for the rest,
+    which depends on them.
 
-    Row k uses only the rows of its own subtree, so disjoint subtrees factor independently (the
-    two pads of a grasp, joined only through the object's few columns near the root). The
-    heaviest open subtree is split at its root (which joins the rest) while it holds more than
-    its share of the open work, and the number of splits kept is the one with the least
-    estimated time; the open subtrees are then dealt to the groups heaviest first, each to the
-    lightest group.
+    Row k of L uses only the rows of its own subtree of the elimination tree, so disjoint
+    subtrees factor independently (the two pads of a grasp, joined only through the object's
+    few columns near the root). The heaviest open subtree is split at its root (which joins the
+    rest) while it holds more than its share of the open work, and the number of splits kept is
+    the one with the least estimated time; the open subtrees are then dealt to the groups
+    heaviest first, each to the lightest group.
     """
     sub = work.astype(np.float64) + 0.0
-    n_children = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
         if etree[j] >= 0:
             sub[etree[j]] += sub[j]
-            n_children[etree[j] + 1] += 1
-    child_start = np.cumsum(n_children)
-    children = np.empty(max(n - 1, 1), dtype=np.int64)
-    fill = child_start[:n].copy()
-    for j in range(n):
-        if etree[j] >= 0:
-            children[fill[etree[j]]] = j
-            fill[etree[j]] += 1
-    total = 0.0
-    for j in range(n):
-        total += work[j]
-    is_open = np.zeros(n, dtype=np.bool_)
-    for j in range(n):
-        if etree[j] < 0:
-            is_open[j] = True
+    child_start, children = _children(n, etree)
+    is_open = etree < 0
     # Split greedily, remembering after how many splits the estimated time (the rest, then the
     # heavier group, at best the open work's share) was least; then redo that many.
     split = np.empty(MAX_SPLITS, dtype=np.int64)
     n_split = 0
-    best, best_time = 0, total
+    best, best_time = 0, float(work.sum())
     rest = 0.0
     while n_split < MAX_SPLITS:
         heaviest = -1
@@ -179,91 +161,33 @@ def split_rows(
     # Deal the open subtrees to the groups, heaviest first, each to the lightest group.
     roots = np.flatnonzero(is_open)
     roots = roots[np.argsort(-sub[roots], kind="mergesort")]
-    group = np.full(n, -1, dtype=np.int64)
+    group = np.full(n, parts, dtype=np.int64)  # the rest: every row above the open roots
     load = np.zeros(parts)
     for r in roots:
         lightest = np.argmin(load)
         group[r] = lightest
         load[lightest] += sub[r]
-    # The rest (group `parts`) is every row above the open roots; the others follow their root.
-    in_rest = np.ones(n, dtype=np.bool_)
-    for j in range(n - 1, -1, -1):
-        if is_open[j]:
-            in_rest[j] = False
-        elif etree[j] >= 0 and not in_rest[etree[j]]:
-            in_rest[j] = False
+    for j in range(n - 1, -1, -1):  # parents first: a row below an open root joins its group
+        if not is_open[j] and etree[j] >= 0 and group[etree[j]] < parts:
             group[j] = group[etree[j]]
-    for j in range(n):
-        if in_rest[j]:
-            group[j] = parts
-    bounds = np.zeros(parts + 2, dtype=np.int64)
-    for j in range(n):
-        bounds[group[j] + 1] += 1
-    for g in range(parts + 1):
-        bounds[g + 1] += bounds[g]
-    order = np.empty(n, dtype=np.uint32)
-    at = bounds[: parts + 1].copy()
-    for j in range(n):
-        order[at[group[j]]] = j
-        at[group[j]] += 1
-    return order, bounds
+    return group
 
 
-@njit(cache=True, nogil=True)
-def ldl_factor(
-    n: int,
-    ap: np.ndarray,
-    ai: np.ndarray,
-    ax: np.ndarray,
-    lp: np.ndarray,
-    li: np.ndarray,
-    lx: np.ndarray,
-    d: np.ndarray,
-    dinv: np.ndarray,
-    rptr: np.ndarray,
-    rcol: np.ndarray,
-    rslot: np.ndarray,
-    order: np.ndarray,
-    start: int,
-    stop: int,
-) -> int:
-    """Numeric LDL^T of the upper-triangular CSC (ap, ai, ax) into lx and d, dinv, on the
-    pattern from row_patterns (lp, li, rptr, rcol, rslot), for the rows order[start:stop] (all
-    of a row's descendants in the elimination tree done before it: split_rows). Returns n when
-    every pivot is positive (the matrix is positive definite), else -1 at the first pivot that
-    is not (then the factor is unusable).
-
-    A row's arithmetic is the same whichever rows run before it or beside it on another thread,
-    so any valid order gives the same factor to the bit. Index arrays are unsigned (ai, li,
-    rcol, order uint32; ap, lp, rptr, rslot uint64): numba then emits no negative-index
-    wraparound in the inner loops.
-    """
-    y = np.zeros(n)
-    for r in range(start, stop):
-        k = order[r]
-        dk = 0.0
-        for p in range(ap[k], ap[k + 1]):
-            b = ai[p]
-            if b == k:
-                dk = ax[p]
-            else:
-                y[b] = ax[p]
-        for t in range(rptr[k], rptr[k + 1]):
-            c = rcol[t]
-            end = rslot[t]
-            yc = y[c]
-            for j in range(lp[c], end):
-                y[li[j]] -= lx[j] * yc
-            lkc = yc * dinv[c]
-            lx[end] = lkc
-            dk -= yc * lkc
-            y[c] = 0.0
-        d[k] = dk
-        if not dk > 0.0:
-            # Not positive definite (or NaN): Newton then projects, so the rest is not needed.
-            return -1
-        dinv[k] = 1.0 / dk
-    return n
+@njit(cache=True)
+def _children(n: int, etree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's children in the elimination tree: children[start[j]:start[j + 1]]."""
+    count = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if etree[j] >= 0:
+            count[etree[j] + 1] += 1
+    start = np.cumsum(count)
+    children = np.empty(max(n - 1, 1), dtype=np.int64)
+    fill = start[:n].copy()
+    for j in range(n):
+        if etree[j] >= 0:
+            children[fill[etree[j]]] = j
+            fill[etree[j]] += 1
+    return start, children
 
 
 @njit(cache=True)
@@ -344,7 +268,7 @@ def permuted_upper_pattern(
 
     Entries sorted by (permuted column, permuted row), as numpy's lexsort would, by two stable
     counting sorts (rows, then columns): O(entries + n). The indices are unsigned (ai uint32,
-    ap uint64), as ldl_factor wants them.
+    ap uint64), as the kernels want them.
     """
     m = len(union)
     lo = np.empty(m, np.int64)

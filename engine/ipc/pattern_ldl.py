@@ -18,13 +18,18 @@ from engine.ipc.ipctk_gateway import query_threads
 from engine.ipc.ldl_kernels import (
     elimination_tree,
     key_positions,
-    ldl_factor,
     ldl_solve,
     permuted_upper_pattern,
     row_patterns,
     row_work,
     scatter_sum,
     split_rows,
+)
+from engine.ipc.supernodal_ldl import (
+    SupernodalPlan,
+    supernodal_factor,
+    supernodal_pattern,
+    supernodes,
 )
 
 
@@ -95,32 +100,39 @@ class _Symbolic:
     d: np.ndarray
     dinv: np.ndarray
     fresh_fill: float  # nonzeros of L under the last fresh AMD order of this matrix size
-    # L's row indices and each row's (column, slot) sequence (ldl_kernels.row_patterns), built
-    # by with_rows() once the order is chosen.
+    # L's row indices (ldl_kernels.row_patterns), built by with_rows() once the order is chosen.
     li: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
-    rptr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
-    rcol: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
-    rslot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     # Where each column's keys start in `union` (n + 1 entries), for key_positions.
     column_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    # The rows in two independent groups and the rest (ldl_kernels.split_rows), and whether
-    # the lighter group is worth a second thread (THREAD_MIN_WORK).
-    order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
-    bounds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # The supernodes' first columns and the numeric pass's plan (engine.ipc.supernodal_ldl);
+    # the supernodes in two independent groups and the rest (sorder[sbounds[g]:sbounds[g + 1]]),
+    # and whether the lighter group is worth a second thread (THREAD_MIN_WORK).
+    start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    plan: SupernodalPlan = field(
+        default_factory=lambda: SupernodalPlan(*(np.zeros(0, dtype=np.int64),) * 7)
+    )
+    sorder: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    sbounds: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
     split: bool = False
 
     def with_rows(self) -> _Symbolic:
-        """This analysis with L's row patterns (0.3 ms on the REACH cube's n = 1069), the
-        union's column starts and the rows' split between two threads."""
+        """This analysis with L's row indices, the union's column starts, the supernodes and
+        their split between two threads (ldl_kernels.split_rows: each pad its own group)."""
         n = len(self.d)
-        self.rptr, self.rcol, self.rslot, self.li = row_patterns(
-            n, self.ap, self.ai, self.lp, self.etree
-        )
+        rptr, rcol, rslot, self.li = row_patterns(n, self.ap, self.ai, self.lp, self.etree)
         self.column_start = np.searchsorted(self.union, np.arange(n + 1, dtype=np.int64) * n)
-        work = row_work(n, self.lp, self.rptr, self.rcol, self.rslot)
-        self.order, self.bounds = split_rows(n, self.etree, work, 2)
-        lighter = min(work[self.order[self.bounds[g] : self.bounds[g + 1]]].sum() for g in (0, 1))
-        self.split = bool(lighter >= THREAD_MIN_WORK)
+        work = row_work(n, self.lp, rptr, rcol, rslot)
+        group = split_rows(n, self.etree, work, 2)
+        self.split = bool(min(work[group == g].sum() for g in (0, 1)) >= THREAD_MIN_WORK)
+        self.start = supernodes(n, self.lp, self.etree, group)
+        self.plan = SupernodalPlan(
+            *supernodal_pattern(n, self.ap, self.ai, self.lp, self.li, self.start)
+        )
+        # Within a group, supernodes by first column: each after its descendants.
+        first_group = group[self.start[:-1]]
+        self.sorder = np.argsort(first_group, kind="stable").astype(np.int64)
+        self.sbounds = np.zeros(4, dtype=np.int64)
+        np.cumsum(np.bincount(first_group, minlength=3), out=self.sbounds[1:])
         return self
 
     def factor_numeric(self) -> bool:
@@ -130,19 +142,24 @@ class _Symbolic:
         second group runs on a helper thread beside the first (the kernel releases the GIL),
         then the rest; the factor is the same to the bit either way.
         """
-        n = len(self.d)
-        args = (
-            n, self.ap, self.ai, self.ax, self.lp, self.li, self.lx, self.d, self.dinv,
-            self.rptr, self.rcol, self.rslot, self.order,
-        )  # fmt: skip
+        first, second, every = (int(b) for b in self.sbounds[1:4])
         if not (self.split and query_threads() >= 2):
-            return bool(ldl_factor(*args, 0, n) == n)
-        first, second, rest = (int(b) for b in self.bounds[1:4])
-        beside = _helper_thread().submit(ldl_factor, *args, first, second)
-        ok = ldl_factor(*args, 0, first) == n
+            return self._factor_supernodes(0, every)
+        beside = _helper_thread().submit(self._factor_supernodes, first, second)
+        ok = self._factor_supernodes(0, first)
         # Wait for the helper even after a failed pivot: it writes into this analysis's arrays.
-        ok = beside.result() == n and ok
-        return bool(ok and ldl_factor(*args, second, rest) == n)
+        ok = beside.result() and ok
+        return ok and self._factor_supernodes(second, every)
+
+    def _factor_supernodes(self, first: int, stop: int) -> bool:
+        """The numeric pass over the supernodes sorder[first:stop]; whether all pivots are
+        positive."""
+        p = self.plan
+        status = supernodal_factor(
+            self.ax, self.lp, self.li, self.lx, self.d, self.dinv, self.start,
+            p.uptr, p.ud, p.up1, p.up2, p.sptr, p.src, p.dst, self.sorder, first, stop,
+        )  # fmt: skip
+        return bool(status == 0)
 
     @classmethod
     def of(
@@ -277,10 +294,10 @@ class PatternLdl:
 
     The Newton matrices of a trial differ in their contact blocks only, so their patterns stay
     within a union that stops growing after a few steps: each matrix is scattered into that
-    union's permuted pattern and only refactorized numerically (QDLDL's up-looking algorithm
-    in numba with each row's pattern precomputed, engine.ipc.ldl_kernels: about 0.8 ms on the
-    REACH cube's n = 1069, and D tells definiteness). A matrix with an entry outside the union
-    widens it and pays one symbolic analysis (_Symbolic.of). The order puts the hubs (the
+    union's permuted pattern and only refactorized numerically (a supernodal LDL^T in numba,
+    engine.ipc.supernodal_ldl: about 0.5 ms on the REACH cube's n = 1069, 3.4 ms on one
+    thread for the 1.5 mm pads' n = 3517, and D tells definiteness). A matrix with an entry
+    outside the union widens it and pays one symbolic analysis (_Symbolic.of). The order puts the hubs (the
     object's and the closing coordinate's unknowns) last, so each pad is its own subtree; large
     enough pads (the 1.5 mm ones) are factorized on two threads, one pad each.
 

@@ -207,78 +207,115 @@ def _two_pads(rng: np.random.Generator, nodes: int = 150) -> _Summed:
     return _Summed((h.tocsr() + sp.diags(np.full(n, 3.0))).tocsr(), hubs)
 
 
+def _column_groups(sym: pattern_ldl._Symbolic) -> np.ndarray:
+    """Each column's group (0, 1: the two threads' groups, 2: the rest)."""
+    group = np.empty(len(sym.d), dtype=np.int64)
+    for g in range(3):
+        for t in range(sym.sbounds[g], sym.sbounds[g + 1]):
+            s = sym.sorder[t]
+            group[sym.start[s] : sym.start[s + 1]] = g
+    return group
+
+
 def test_the_split_groups_are_independent_subtrees_and_the_rest_follows_them() -> None:
-    """Row k of L has entries only in columns of k's subtree of the elimination tree, so the two
-    groups may factor at once: no row of one group has an entry in a column of the other, and
-    every row comes after its descendants."""
+    """Column j of L has entries only in rows of j's ancestors in the elimination tree, so a
+    supernode is updated only by supernodes of its own subtree and the two groups may factor at
+    once: no supernode of one group updates one of the other, every supernode comes after those
+    that update it, and the hubs (declared by the matrix) come last."""
     rng = np.random.default_rng(11)
     h = _two_pads(rng)
     ldl = PatternLdl()
     assert ldl.factor(h) is not None
     n = h.shape[0]
     sym = ldl._by_n[n]
-    assert set(sym.perm[-6:].tolist()) == set(h.hubs.tolist())  # the hubs last
-    order, bounds = sym.order.astype(np.int64), sym.bounds
-    assert sorted(order.tolist()) == list(range(n))
-    group = np.empty(n, dtype=np.int64)
-    for g in range(3):
-        group[order[bounds[g] : bounds[g + 1]]] = g
-    assert min(bounds[1], bounds[2] - bounds[1]) > 0.3 * n  # two pads: two real groups
-    assert bounds[3] - bounds[2] < 0.1 * n
-    position = np.empty(n, dtype=np.int64)
-    position[order] = np.arange(n)
-    for k in range(n):
-        cols = sym.rcol[sym.rptr[k] : sym.rptr[k + 1]].astype(np.int64)
-        assert np.all(position[cols] < position[k])
-        if group[k] < 2:
-            assert np.all(group[cols] == group[k])
+    assert set(sym.perm[-6:].tolist()) == set(h.hubs.tolist())
+    group = _column_groups(sym)
+    assert sorted(sym.sorder.tolist()) == list(range(len(sym.start) - 1))
+    assert min(np.sum(group == 0), np.sum(group == 1)) > 0.3 * n  # two pads: two real groups
+    assert np.sum(group == 2) < 0.1 * n
+    uptr, ud = sym.plan[0], sym.plan[1]
+    place = np.empty(len(sym.sorder), dtype=np.int64)
+    place[sym.sorder] = np.arange(len(sym.sorder))
+    for s in range(len(sym.start) - 1):
+        below = ud[uptr[s] : uptr[s + 1]]
+        assert np.all(place[below] < place[s])
+        g = group[sym.start[s]]
+        if g < 2:
+            assert np.all(group[sym.start[below]] == g)
+    # L's own pattern says the same: a column of group 0 or 1 has rows only in its group or
+    # the rest.
+    for j in range(n):
+        rows = sym.li[sym.lp[j] : sym.lp[j + 1]].astype(np.int64)
+        if group[j] < 2:
+            assert np.all((group[rows] == group[j]) | (group[rows] == 2))
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+def test_supernodes_share_one_structure() -> None:
+    """A supernode's columns f, f + 1, ... each have the structure of the one before less its
+    first row, the property the packed dense blocks rely on."""
+    rng = np.random.default_rng(13)
+    for h in (_two_pads(rng).h, _mesh_like(150, rng, extra=40)):
+        ldl = PatternLdl()
+        assert ldl.factor(h) is not None
+        sym = ldl._by_n[h.shape[0]]
+        assert np.mean(np.diff(sym.start)) > 2.0  # 3x3 node blocks: at least the node's three
+        for s in range(len(sym.start) - 1):
+            for j in range(sym.start[s] + 1, sym.start[s + 1]):
+                before = sym.li[sym.lp[j - 1] : sym.lp[j]]
+                assert before[0] == j
+                np.testing.assert_array_equal(before[1:], sym.li[sym.lp[j] : sym.lp[j + 1]])
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 5, 9, 50])
+def test_dense_matrices_are_one_supernode_and_solved_to_round_off(size: int) -> None:
+    """A dense SPD matrix is one supernode: its columns are combined four at a time and the
+    rest one by one (sizes around multiples of four); a negative pivot at its last column is
+    found."""
+    rng = np.random.default_rng(size)
+    g = rng.standard_normal((size, size))
+    h = sp.csr_matrix(g @ g.T + size * np.eye(size))
+    ldl = PatternLdl()
+    _check_solve(ldl, h, rng)
+    assert len(ldl._by_n[size].start) == 2
+    lam = np.linalg.eigvalsh(h.toarray())
+    shifted = sp.csr_matrix(h.toarray() - (lam[0] + 1e-6 * lam[-1]) * np.eye(size))
+    assert ldl.factor(shifted) is None
+
+
 def test_the_factor_is_the_same_to_the_bit_on_one_thread_or_two(
-    monkeypatch: pytest.MonkeyPatch, threads: int
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A row's arithmetic does not depend on the rows beside it: the split factorization (forced
-    onto two threads whatever its size) gives the unsplit factor bit for bit, and an indefinite
-    matrix whose first negative pivot lies in either group is refused."""
+    """A supernode's arithmetic does not depend on the supernodes beside it: the split
+    factorization (forced onto two threads whatever its size) gives the one-thread factor bit
+    for bit, it solves H x = b, and an indefinite matrix whose first negative pivot lies in
+    either group or the rest is refused."""
     from engine.ipc import ipctk_gateway
 
     rng = np.random.default_rng(12)
     h = _two_pads(rng)
     n = h.shape[0]
-    reference = PatternLdl()
-    ref = reference.factor(h)
-    assert ref is not None
-    ref_sym = reference._by_n[n]
-    unsplit = ldl_kernels_factor_all(ref_sym)
     monkeypatch.setattr(pattern_ldl, "THREAD_MIN_WORK", 0)
-    monkeypatch.setattr(ipctk_gateway, "_query_threads", threads)
     ldl = PatternLdl()
-    factor = ldl.factor(h)
-    assert factor is not None
+    monkeypatch.setattr(ipctk_gateway, "_query_threads", 1)
+    one = ldl.factor(h)
+    assert one is not None
     sym = ldl._by_n[n]
     assert sym.split
-    np.testing.assert_array_equal(sym.lx, unsplit[0])
-    np.testing.assert_array_equal(sym.d, unsplit[1])
+    lx, d = sym.lx.copy(), sym.d.copy()
     b = rng.standard_normal(n)
-    np.testing.assert_array_equal(factor.solve(b), ref.solve(b))
+    x1 = one.solve(b)
+    monkeypatch.setattr(ipctk_gateway, "_query_threads", 2)
+    two = ldl.factor(h)
+    assert two is not None
+    np.testing.assert_array_equal(sym.lx, lx)
+    np.testing.assert_array_equal(sym.d, d)
+    np.testing.assert_array_equal(two.solve(b), x1)
+    expected = spla.spsolve(h.h.tocsc(), b)
+    assert np.max(np.abs(x1 - expected)) <= 1e-10 * np.max(np.abs(expected))
+    group = _column_groups(sym)
     for g in range(3):
-        row = int(sym.perm[sym.order[sym.bounds[g]]])  # a row of group g, in h's own indices
+        row = int(sym.perm[np.flatnonzero(group == g)[0]])  # a row of group g, h's indices
         broken = h.h.tolil()
         broken[row, row] = -10.0
         assert ldl.factor(_Summed(broken.tocsr(), h.hubs)) is None
     assert ldl.factor(h) is not None
-
-
-def ldl_kernels_factor_all(sym: pattern_ldl._Symbolic) -> tuple[np.ndarray, np.ndarray]:
-    """L and D of sym's values by the kernel over all rows in natural order (no split)."""
-    from engine.ipc.ldl_kernels import ldl_factor
-
-    n = len(sym.d)
-    lx, d, dinv = np.zeros_like(sym.lx), np.zeros(n), np.zeros(n)
-    natural = np.arange(n, dtype=np.uint32)
-    assert ldl_factor(
-        n, sym.ap, sym.ai, sym.ax, sym.lp, sym.li, lx, d, dinv,
-        sym.rptr, sym.rcol, sym.rslot, natural, 0, n,
-    ) == n  # fmt: skip
-    return lx, d
