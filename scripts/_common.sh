@@ -75,18 +75,22 @@ ensure_venv() {
   fi
 }
 
-# ensure_installed EXTRAS: pip install -e ".[EXTRAS]" (or "." when EXTRAS is empty) unless the
-# stamp file says this pyproject.toml was already installed with these extras.
+# ensure_installed EXTRAS: pip install -e ".[EXTRAS]" (or "." when EXTRAS is empty), at the
+# versions constraints.txt pins, unless the stamp file says this pyproject.toml and these
+# constraints were already installed with these extras.
 ensure_installed() {
   local extras="$1"
   local stamp="$VENV_DIR/.ipcgrasp-install-${extras:-base}"
   local target="."
   [ -n "$extras" ] && target=".[${extras}]"
+  local constraints="$REPO_ROOT/constraints.txt"
+  local pin=()
+  [ -f "$constraints" ] && pin=(-c "$constraints")
   local want have=""
-  want="$(sha256sum "$REPO_ROOT/pyproject.toml" | cut -d' ' -f1)"
+  want="$(cat "$REPO_ROOT/pyproject.toml" "${pin[@]:1}" | sha256sum | cut -d' ' -f1)"
   [ -f "$stamp" ] && have="$(cat "$stamp")"
   if [ "$want" = "$have" ]; then
-    log "project already installed in .venv (${extras:-no} extras, pyproject.toml unchanged)"
+    log "project already installed in .venv (${extras:-no} extras, pyproject.toml and constraints unchanged)"
     return
   fi
   if [ ! -f "$VENV_DIR/.ipcgrasp-pip-upgraded" ]; then
@@ -94,8 +98,8 @@ ensure_installed() {
     "$VENV_PY" -m pip install --quiet --upgrade pip
     touch "$VENV_DIR/.ipcgrasp-pip-upgraded"
   fi
-  log "installing the project into .venv: pip install -e \"$target\""
-  (cd "$REPO_ROOT" && "$VENV_PY" -m pip install --quiet --disable-pip-version-check -e "$target")
+  log "installing the project into .venv: pip install ${pin[*]:+-c constraints.txt }-e \"$target\""
+  (cd "$REPO_ROOT" && "$VENV_PY" -m pip install --quiet --disable-pip-version-check "${pin[@]}" -e "$target")
   printf '%s\n' "$want" >"$stamp"
 }
 
