@@ -263,10 +263,11 @@ class KeptFactor:
 
 # A widened pattern is reordered once its L has this much more fill than under its last AMD order.
 REORDER_FILL = 1.1
-# Multiply-adds the lighter of the two row groups needs before it goes to a second thread. The
-# kernel does about 1.7 per nanosecond and a hand-off costs about 0.2 ms (the helper's wake-up):
-# the REACH cube's 3 mm pads (0.48M per pad) gained 0.76 -> 0.70 ms, the 1.5 mm pads (5.2M per
-# pad) 7.2 -> 4.8-5.3 ms per factorization.
+# Multiply-adds the lighter of the two row groups needs before it goes to a second thread. A
+# hand-off costs about 0.2 ms (the helper's wake-up and the GIL), the supernodal kernel does some
+# 3-4 multiply-adds per nanosecond: the REACH cube's 3 mm pads (0.48M per pad, 0.13 ms) stay on
+# one thread; the 1.5 mm pads (5.2M per pad) factorize in 2.0-3.0 ms in trials on two, against
+# 3.4 ms on one for the whole matrix standalone.
 THREAD_MIN_WORK = 1_000_000
 
 _helper: ThreadPoolExecutor | None = None
@@ -297,9 +298,9 @@ class PatternLdl:
     union's permuted pattern and only refactorized numerically (a supernodal LDL^T in numba,
     engine.ipc.supernodal_ldl: about 0.5 ms on the REACH cube's n = 1069, 3.4 ms on one
     thread for the 1.5 mm pads' n = 3517, and D tells definiteness). A matrix with an entry
-    outside the union widens it and pays one symbolic analysis (_Symbolic.of). The order puts the hubs (the
-    object's and the closing coordinate's unknowns) last, so each pad is its own subtree; large
-    enough pads (the 1.5 mm ones) are factorized on two threads, one pad each.
+    outside the union widens it and pays one symbolic analysis (_Symbolic.of). The order puts
+    the hubs (the object's and the closing coordinate's unknowns) last, so each pad is its own
+    subtree; large enough pads (the 1.5 mm ones) are factorized on two threads, one pad each.
 
     A matrix may come as a sum of parts (SummedMatrix: the internal terms in their fixed
     pattern, the contact blocks as triplets): each part's slots are remembered while its keys
