@@ -87,7 +87,7 @@ class ElementHessianCache:
         return float(energy), grad, data.copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cached_hessian_data_kernel(
     x: np.ndarray,
     tets: np.ndarray,

@@ -84,7 +84,7 @@ def element_gradient(
     return energy, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gradient_kernel(
     x: np.ndarray, tets: np.ndarray, dm_inv: np.ndarray, volumes: np.ndarray, mu: float, lam: float
 ) -> tuple[float, np.ndarray]:

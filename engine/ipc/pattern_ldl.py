@@ -4,9 +4,7 @@ upper-triangle entries (`SummedMatrix`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
@@ -14,7 +12,7 @@ import numpy as np
 import qdldl
 import scipy.sparse as sp
 
-from engine.ipc.ipctk_gateway import query_threads
+from engine.ipc.helper_thread import in_pair, two_threads
 from engine.ipc.ldl_kernels import (
     elimination_tree,
     key_positions,
@@ -138,18 +136,18 @@ class _Symbolic:
     def factor_numeric(self) -> bool:
         """LDL^T of the values in ax into lx, d, dinv; whether every pivot is positive.
 
-        Where the split is worth it and the process may use two threads (query_threads), the
-        second group runs on a helper thread beside the first (the kernel releases the GIL),
-        then the rest; the factor is the same to the bit either way.
+        Where the split is worth it and the process may use two threads, the second group runs
+        on the helper thread beside the first (engine.ipc.helper_thread), then the rest; the
+        factor is the same to the bit either way.
         """
         first, second, every = (int(b) for b in self.sbounds[1:4])
-        if not (self.split and query_threads() >= 2):
+        if not (self.split and two_threads()):
             return self._factor_supernodes(0, every)
-        beside = _helper_thread().submit(self._factor_supernodes, first, second)
-        ok = self._factor_supernodes(0, first)
-        # Wait for the helper even after a failed pivot: it writes into this analysis's arrays.
-        ok = beside.result() and ok
-        return ok and self._factor_supernodes(second, every)
+        ok = in_pair(
+            lambda: self._factor_supernodes(0, first),
+            lambda: self._factor_supernodes(first, second),
+        )
+        return ok[0] and ok[1] and self._factor_supernodes(second, every)
 
     def _factor_supernodes(self, first: int, stop: int) -> bool:
         """The numeric pass over the supernodes sorder[first:stop]; whether all pivots are
@@ -269,25 +267,6 @@ REORDER_FILL = 1.1
 # one thread; the 1.5 mm pads (5.2M per pad) factorize in 2.0-3.0 ms in trials on two, against
 # 3.4 ms on one for the whole matrix standalone.
 THREAD_MIN_WORK = 1_000_000
-
-_helper: ThreadPoolExecutor | None = None
-
-
-def _helper_thread() -> ThreadPoolExecutor:
-    """The one helper thread of the split factorizations, started on first use."""
-    global _helper
-    if _helper is None:
-        _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ldl")
-    return _helper
-
-
-def _forget_helper() -> None:
-    # A forked child has no helper thread, only the executor that thinks it has one.
-    global _helper
-    _helper = None
-
-
-os.register_at_fork(after_in_child=_forget_helper)
 
 
 class PatternLdl:
