@@ -217,9 +217,9 @@ class InternalTerm:
         THREAD_MIN_TETS tets and the process may use two (engine.ipc.helper_thread); the same
         numbers either way."""
         pads = self.system.pads
-        if len(pads) == 2 and min(len(b.rest.tets) for b in pads) >= THREAD_MIN_TETS:
-            if two_threads():
-                return list(in_pair(lambda: of_pad(0), lambda: of_pad(1)))
+        large = len(pads) == 2 and min(len(b.rest.tets) for b in pads) >= THREAD_MIN_TETS
+        if large and two_threads():
+            return list(in_pair(lambda: of_pad(0), lambda: of_pad(1)))
         return [of_pad(k) for k in range(len(pads))]
 
     # --- the Term protocol (engine.ipc.terms) ------------------------------------------------

@@ -83,8 +83,13 @@ def supernodal_pattern(
     for s in range(ns):
         for j in range(start[s], start[s + 1]):
             owner[j] = s
-    # Update pairs: walk each supernode's structure below its diagonal block.
-    count = np.zeros(ns + 1, dtype=np.int64)
+    # Update pairs: each run of a supernode's structure (below its diagonal block) that lies in
+    # one later supernode's columns; then grouped by that supernode, sources ascending.
+    capacity = np.int64(lp[n])
+    targets = np.empty(capacity, dtype=np.int64)
+    sources = np.empty(capacity, dtype=np.int64)
+    firsts = np.empty(capacity, dtype=np.int64)
+    ends = np.empty(capacity, dtype=np.int64)
     pairs = 0
     for s in range(ns):
         f = start[s]
@@ -93,28 +98,23 @@ def supernodal_pattern(
         while i < m:
             target = owner[li[lp[f] + i - 1]]
             end = start[target + 1]
+            targets[pairs], sources[pairs], firsts[pairs] = target, s, i
             while i < m and li[lp[f] + i - 1] < end:
                 i += 1
-            count[target + 1] += 1
+            ends[pairs] = i
             pairs += 1
+    count = np.zeros(ns + 1, dtype=np.int64)
+    for t in range(pairs):
+        count[targets[t] + 1] += 1
     uptr = np.cumsum(count)
     ud = np.empty(pairs, dtype=np.int64)
     up1 = np.empty(pairs, dtype=np.int64)
     up2 = np.empty(pairs, dtype=np.int64)
     fill = uptr[:ns].copy()
-    for s in range(ns):
-        f = start[s]
-        m = 1 + np.int64(lp[f + 1] - lp[f])
-        i = start[s + 1] - f
-        while i < m:
-            target = owner[li[lp[f] + i - 1]]
-            end = start[target + 1]
-            first = i
-            while i < m and li[lp[f] + i - 1] < end:
-                i += 1
-            at = fill[target]
-            ud[at], up1[at], up2[at] = s, first, i
-            fill[target] += 1
+    for t in range(pairs):
+        at = fill[targets[t]]
+        ud[at], up1[at], up2[at] = sources[t], firsts[t], ends[t]
+        fill[targets[t]] += 1
     sptr, src, dst = _entry_targets(n, ap, ai, lp, li, owner, ns)
     return uptr, ud, up1, up2, sptr, src, dst
 
