@@ -106,13 +106,15 @@ def measure_strength(
     grip_n = hold_force_n if hold_force_n is not None else sim.result.grip_force_n
     capacity = 2.0 * p.mu * max(grip_n, 0.0)
     out = []
+    closing = sim.gripper_pose[:3, 0] / np.linalg.norm(sim.gripper_pose[:3, 0])
     try:
-        for d in directions(sim.gripper_pose[:3, 0]):
+        for d in directions(closing):
             if only is not None and d.name not in only:
                 continue
             scale = capacity * (radius if d.is_torque else 1.0)
             unit = weight * (radius if d.is_torque else 1.0)
-            out.append(_ramp(sim, held, d, scale, unit, hold_force_n))
+            limit = coulomb_limit(d, closing, capacity, weight)
+            out.append(_ramp(sim, held, d, scale, unit, hold_force_n, limit))
             stepper.state = held
     finally:
         stepper.state = held
@@ -135,27 +137,68 @@ def _ramp(
     scale: float,
     unit: float,
     hold_force_n: float | None,
+    limit: float | None = None,
 ) -> Strength:
     """Load steps of STEP_MULTIPLE x `scale` from the held state, each continuing from the
     last state the object stuck in, until it leaves the grip or the load reaches the cap; then
-    BISECTIONS halvings of the last step, each from the last state it stuck in."""
+    BISECTIONS halvings of the last step, each from the last state it stuck in.
+
+    `limit`: Coulomb's bound on the load (coulomb_limit). At or below the first step, that step
+    would leave, so the halvings below it come first and the step itself is tried only if every
+    half held: the same tries minus the first (a step stopped as the object slides, 2-3 Newton
+    iterations), and the same bracket wherever the object leaves below it."""
     walk = _Walk(sim, held, d, hold_force_n)
-    cap = CAP_MULTIPLE * scale
-    left_at = None
-    k = 0
-    while left_at is None and walk.load < cap:
-        k += 1
-        load = min(k * STEP_MULTIPLE * scale, cap)
-        if not walk.try_load(load):
-            left_at = load
-    if left_at is None:
+    first = STEP_MULTIPLE * scale
+    if limit is not None and 0.0 < first and limit <= first:
+        left_at = _bisect(walk, first)
+        if left_at < first or not walk.try_load(first):
+            return _left(d, walk, left_at, unit)
+    ramped = _ramp_up(walk, scale)
+    if ramped is None:
         return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
+    return _left(d, walk, _bisect(walk, ramped), unit)
+
+
+def _ramp_up(walk: _Walk, scale: float) -> float | None:
+    """Steps of STEP_MULTIPLE x `scale` above the walk's load until one leaves (its load) or
+    the load reaches CAP_MULTIPLE x `scale` (None: held)."""
+    step, cap = STEP_MULTIPLE * scale, CAP_MULTIPLE * scale
+    k = round(walk.load / step) if step > 0.0 else 0
+    while walk.load < cap:
+        k += 1
+        load = min(k * step, cap)
+        if not walk.try_load(load):
+            return load
+    return None
+
+
+def _bisect(walk: _Walk, left_at: float) -> float:
+    """BISECTIONS halvings of [walk.load, left_at], each tried from the last state the object
+    stuck in; the upper end of the last bracket."""
     for _ in range(BISECTIONS):
         middle = 0.5 * (walk.load + left_at)
         if not walk.try_load(middle):
             left_at = middle
+    return left_at
+
+
+def _left(d: Direction, walk: _Walk, left_at: float, unit: float) -> Strength:
+    """The strength of a direction that left in [walk.load, left_at]: the bracket's middle."""
     onset = 0.5 * (walk.load + left_at)
     return Strength(d.name, onset, onset / unit, False, walk.steps, walk.its)
+
+
+def coulomb_limit(
+    d: Direction, closing_axis: np.ndarray, capacity: float, weight: float
+) -> float | None:
+    """Coulomb's bound on a force across the closing axis (N): the pads' friction 2 mu F
+    (`capacity`) less the weight's share along it (a pull down is helped by the weight, a pull
+    up resisted). None for a force with a component along the closing axis (the pads' normal
+    forces resist it) and for torques (about an axis off the pads' centres of pressure the
+    friction gains a lever arm)."""
+    if d.is_torque or abs(float(np.dot(d.force, closing_axis))) > 1e-9:
+        return None
+    return capacity + weight * float(d.force[2])
 
 
 class _Walk:

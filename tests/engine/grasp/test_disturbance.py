@@ -25,7 +25,13 @@ import pytest
 
 import engine.ipc.stepper as stepper_module
 from engine.constants import GRAVITY_M_S2
-from engine.grasp.disturbance import measure_strength
+from engine.grasp.disturbance import (
+    BISECTIONS,
+    _ramp,
+    coulomb_limit,
+    directions,
+    measure_strength,
+)
 from engine.grasp.grasp import Grasp
 from engine.grasp.lift import hold_command
 from engine.grasp.params import SimulationParams
@@ -158,3 +164,54 @@ def test_the_held_states_start_serves_every_direction(held, monkeypatch):
     assert reused == [False, False, True]
     assert again is not None
     np.testing.assert_allclose(again.u, stuck.u, rtol=0, atol=1e-12)  # m
+
+
+def _ramps(sim: GraspSimulation, force: float, name: str, limit: float) -> tuple:
+    """The strength along `name` found by the plain ramp and by the ramp given `limit`, each
+    from the held state."""
+    stepper = sim.stepper
+    start = stepper.state
+    closing = sim.gripper_pose[:3, 0]
+    (d,) = [x for x in directions(closing) if x.name == name]
+    capacity = 2 * sim.params.mu * force
+    weight = MASS_KG * GRAVITY_M_S2
+    out = []
+    for bound in (None, limit):
+        stepper.drop_load_starts()
+        try:
+            out.append(_ramp(sim, start, d, capacity, weight, force, bound))
+        finally:
+            stepper.state = start
+    return tuple(out)
+
+
+def test_coulombs_bound_on_a_pull_orders_the_tries_not_the_result(held):
+    """Coulomb's law bounds a force across the closing axis by the pads' friction 2 mu F less
+    the weight's share (a pull down: 2 mu F - m g, below the first load step of 2 mu F): the
+    halvings below that step come first and the step itself is tried only if every half held.
+    The bracket is the plain ramp's, one try fewer."""
+    sim, force = held
+    capacity = 2 * sim.params.mu * force
+    weight = MASS_KG * GRAVITY_M_S2
+    closing = sim.gripper_pose[:3, 0]
+    limits = {d.name: coulomb_limit(d, closing, capacity, weight) for d in directions(closing)}
+    assert limits["down"] == pytest.approx(capacity - weight)
+    assert limits["up"] == pytest.approx(capacity + weight)
+    assert limits["across"] == pytest.approx(capacity)
+    assert limits["along"] is None and limits["twist"] is None
+    plain, bounded = _ramps(sim, force, "down", limits["down"])
+    assert bounded.load == plain.load
+    assert bounded.steps == plain.steps - 1
+
+
+def test_a_wrong_bound_costs_tries_not_the_strength(held):
+    """Pushed up, the 300 g cube holds beyond 2 mu F (18.94 N by Coulomb's law): given 2 mu F
+    as its bound, the ramp tries the halvings below it, finds them all held, tries 2 mu F, and
+    ramps on from there as the plain ramp does, to a bracket as narrow."""
+    sim, force = held
+    capacity = 2 * sim.params.mu * force
+    plain, bounded = _ramps(sim, force, "up", capacity)
+    assert not plain.held and not bounded.held
+    assert plain.load > capacity and bounded.load > capacity
+    assert bounded.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS)
+    assert bounded.steps > plain.steps

@@ -10,9 +10,10 @@ tolerances. Checked on quadratics E(u) = 1/2 (u - c)^T K (u - c), whose minimise
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
-from engine.ipc.newton import newton_solve
+from engine.ipc.newton import CHORD_TEST_MAX_STEP, newton_solve
 from engine.ipc.pattern_ldl import PatternLdl
 from tests.engine.toy_objectives import ToyObjective
 
@@ -119,3 +120,18 @@ def test_a_solve_of_several_iterates_does_not_hand_its_factor_on():
     assert ldl.last_factor("a") is None
     res = solve(far, np.full(3, 1e-9), ldl)
     assert far.assemblies == 1
+
+
+def test_the_chord_test_follows_only_steps_newton_could_have_converged_with():
+    """After a full step, the chord test (the step's factor applied to the new gradient) ends
+    the solve when even that next step is below tol. It is tried only after steps of at most
+    CHORD_TEST_MAX_STEP x tol: Newton on the incremental potential never shrinks its steps a
+    hundredfold in one iterate, so after longer steps the test only cost a gradient and a
+    solve. On a quadratic (one exact step reaches the minimum) a 5 um step ends on the test
+    with one assembly; after a 50 um step the solve assembles once more to see it converged."""
+    assert CHORD_TEST_MAX_STEP * TOL_M == pytest.approx(1e-5)
+    for start, assemblies in ((5e-6, 1), (5e-5, 2)):
+        quad = Quadratic(K, np.zeros(3))
+        res = solve(quad, np.array([start, 0.0, 0.0]), PatternLdl(), chord=False)
+        assert quad.assemblies == assemblies == res.iterations
+        np.testing.assert_allclose(res.u, quad.c, atol=TOL_M)
