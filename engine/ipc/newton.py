@@ -237,10 +237,15 @@ def _chord_stop(
     energy: float,
     tol: float,
     force_tol: float | None,
+    alpha: float,
+    norm: float,
 ) -> tuple[np.ndarray, float, int, bool] | None:
-    """Chord test after a full step: the factor applied to the new gradient approximates the
-    next Newton step; if even that is below tolerance, skip the assembly and factorization
-    (`_stop_with`'s answer for it)."""
+    """Chord test after a full step (`alpha` 1) of at most CHORD_TEST_MAX_STEP x tol (`norm`:
+    its step_norm): the factor applied to the new gradient approximates the next Newton step;
+    if even that is below tolerance, skip the assembly and factorization (`_stop_with`'s
+    answer for it). None after other steps."""
+    if alpha != 1.0 or norm > CHORD_TEST_MAX_STEP * tol:
+        return None
     g = objective.gradient(u)
     chord = factor.solve(-g)
     return _stop_with(objective, u, chord, g, energy, tol, force_tol)
@@ -317,13 +322,12 @@ def newton_solve(
         u, energy = trial, e_trial
         if objective.accept(u):
             energy = objective.energy(u)
-        if alpha == 1.0 and norm <= CHORD_TEST_MAX_STEP * tol:
-            stop = _chord_stop(objective, u, factor, energy, tol, force_tol)
-            if stop is not None:
-                u, energy, n, done = stop
-                evaluations += n
-                if done:
-                    return done_at(it)
+        stop = _chord_stop(objective, u, factor, energy, tol, force_tol, alpha, norm)
+        if stop is not None:
+            u, energy, n, done = stop
+            evaluations += n
+            if done:
+                return done_at(it)
     if watch is not None and watch(u):
         return done_at(max_iterations, stopped=True)
     raise _not_converged(max_iterations, tol)
