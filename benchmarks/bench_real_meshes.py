@@ -19,6 +19,7 @@ The meshes are not in this repository (nor downloaded by it): put them in a fold
     git clone https://github.com/Xingyu-Lin/softgym       # Dex-Net parts at be0ab948
 
     .venv/bin/python benchmarks/bench_real_meshes.py --meshes DIR [--grippers yumi,...]
+        [--youngs-pa 1e6 --pad-edge-m 0.0015 --out FILE]   # another pad setting
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ MESHES = (
 )
 
 CHILD = r"""
-import json, math, resource, sys, time
+import dataclasses, json, math, resource, sys, time
 from engine.analytic.ranking import default_grasp_for
 from engine.errors import IpcGraspError
 from engine.grasp.params import SimulationParams
@@ -113,6 +114,7 @@ from engine.scene.object_mesh import load_object_mesh
 from engine.scene.resting import rest_object
 
 path, mass, pose, gripper, limit = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5])
+overrides = json.loads(sys.argv[6])
 out = {"gripper": gripper}
 t0 = time.perf_counter()
 try:
@@ -122,6 +124,7 @@ try:
         out["faces"] = int(len(mesh.faces))
         out["mass_kg"] = float(obj.mass_kg)
         params = SimulationParams.for_gripper(gripper)
+        params = dataclasses.replace(params, **overrides).validate()
         chosen = default_grasp_for(obj, params)
         out["grasp"] = "centre" if chosen.candidate is None else "sampled"
         out["margin"] = chosen.margin
@@ -159,7 +162,14 @@ print(json.dumps(out))
 """
 
 
-def run_one(mesh: Mesh, folder: Path, gripper: str, limit_s: float, tree: Path = ROOT) -> dict:
+def run_one(
+    mesh: Mesh,
+    folder: Path,
+    gripper: str,
+    limit_s: float,
+    tree: Path = ROOT,
+    overrides: dict[str, float] | None = None,
+) -> dict:
     path = (folder / mesh.file).resolve()
     mass = "" if mesh.mass_kg is None else str(mesh.mass_kg)
     cmd = [sys.executable, "-c", CHILD, str(path), mass, str(mesh.stable_pose), gripper]
@@ -167,7 +177,7 @@ def run_one(mesh: Mesh, folder: Path, gripper: str, limit_s: float, tree: Path =
     # `python -c` puts the working directory first on sys.path, before PYTHONPATH: the child
     # runs in `tree`, or it would import the engine of the checkout it was started from.
     done = subprocess.run(
-        [*cmd, str(limit_s)],
+        [*cmd, str(limit_s), json.dumps(overrides or {})],
         capture_output=True,
         text=True,
         env=env,
@@ -189,15 +199,24 @@ def _cell(text: object) -> str:
 
 
 def write(
-    results: list[tuple[Mesh, dict]], grippers: list[str], out: Path, load: str, commit: str
+    results: list[tuple[Mesh, dict]],
+    grippers: list[str],
+    out: Path,
+    load: str,
+    commit: str,
+    overrides: dict[str, float] | None = None,
 ) -> None:
+    settings = "default settings of each gripper"
+    if overrides:
+        given = ", ".join(f"{k} = {v:g}" for k, v in overrides.items())
+        settings = f"each gripper's default settings but {given}"
     lines = [
         "# Public meshes, one nominal trial per gripper",
         "",
         f"`.venv/bin/python benchmarks/bench_real_meshes.py` at {commit} on {platform.node()} "
-        f"({os.cpu_count()} cores), load {load}. Default grasp, default settings of each "
-        "gripper, one trial each in a fresh process; force: the largest force a pad pressed "
-        "along its closing direction over the trial, against the gripper's rating.",
+        f"({os.cpu_count()} cores), load {load}. Default grasp, {settings}, one trial each in "
+        "a fresh process; force: the largest force a pad pressed along its closing direction "
+        "over the trial, against the gripper's rating.",
         "",
         "| mesh | source | faces | mass (g) | gripper | grasp (margin) | outcome | force / rating "
         "(N) | slip (mm) | turn (deg) | frames | set-up (s) | trial (s) | set-up MB | peak MB |",
@@ -264,7 +283,17 @@ def main() -> None:
     ap.add_argument(
         "--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)"
     )
+    ap.add_argument("--youngs-pa", type=float, help="the pads' Young's modulus E (Pa; default 1e8)")
+    ap.add_argument("--pad-edge-m", type=float, help="the pads' tet edge length (m; default 0.003)")
     args = ap.parse_args()
+    overrides = {
+        name: value
+        for name, value in (
+            ("youngs_modulus_pa", args.youngs_pa),
+            ("pad_edge_length_m", args.pad_edge_m),
+        )
+        if value is not None
+    }
     grippers = [g.strip() for g in args.grippers.split(",") if g.strip()]
     only = {n.strip() for n in args.only.split(",") if n.strip()}
     load_before = os.getloadavg()
@@ -277,7 +306,7 @@ def main() -> None:
             continue
         for g in grippers:
             t0 = time.perf_counter()
-            r = run_one(mesh, args.meshes, g, args.limit, args.tree)
+            r = run_one(mesh, args.meshes, g, args.limit, args.tree, overrides)
             results.append((mesh, r))
             print(
                 f"{mesh.file} {g}: {r.get('reason')} "
@@ -289,7 +318,7 @@ def main() -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=args.tree
     ).stdout.strip()
-    write(results, grippers, args.out, load, commit or "an unknown commit")
+    write(results, grippers, args.out, load, commit or "an unknown commit", overrides)
     print(f"wrote {args.out}")
 
 
