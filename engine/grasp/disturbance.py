@@ -106,7 +106,7 @@ def measure_strength(
     grip_n = hold_force_n if hold_force_n is not None else sim.result.grip_force_n
     capacity = 2.0 * p.mu * max(grip_n, 0.0)
     out = []
-    closing = sim.gripper_pose[:3, 0] / np.linalg.norm(sim.gripper_pose[:3, 0])
+    closing = sim.gripper_pose[:3, 0]  # the pose rotation's first column, as directions() takes it
     try:
         for d in directions(closing):
             if only is not None and d.name not in only:
