@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.model import AppModel, Document, Run
+from engine.grasp.pad_strain import pad_strain_advice
 from engine.io.session import TrialRecord
 
 if TYPE_CHECKING:  # the window wires these
@@ -60,6 +61,7 @@ def bind_param_dock(model: AppModel, dock: ParamDock, editing: EditController) -
             d.params, d.spec.n_trials, d.spec.seed, d.analytic_force_n, d.obj.density_kg_m3,
             model.pads.resolution(),
         )  # fmt: skip
+        dock.show_advice(pad_strain_advice(d.params) or "")
 
     def on_message(text: str, name: str = "") -> None:
         dock.show_message(text, name)  # at the field; the controller puts it on the status line

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 STOP_GRIPPER, STOP_PSI, STOP_FORCE = 0, 1, 2  # the squeeze-stop choices
 _UNBOUNDED = 1e9  # spin-box limit for a declaration without an upper bound (display units)
 REFUSED_COLOR = "#c0392b"
+ADVICE_COLOR = "#b9770e"  # the grasp dock's warnings' amber
 _REFUSED_STYLE = f"QAbstractSpinBox, QComboBox {{ border: 2px solid {REFUSED_COLOR}; }}"
 
 
@@ -228,6 +229,12 @@ class ParamDock(QWidget):
 
         self._group(outer, "Gripper", SimulationParams, "gripper")
         self._group(outer, "Pad material and friction", SimulationParams, "material")
+        # Advice about values that are valid but unwise together (a soft pad, a strong gripper).
+        self.advice_label = QLabel("")
+        self.advice_label.setWordWrap(True)
+        self.advice_label.setStyleSheet(f"color: {ADVICE_COLOR};")
+        self.advice_label.hide()
+        outer.addWidget(self.advice_label)
 
         self._stop_group(outer)
 
@@ -407,6 +414,11 @@ class ParamDock(QWidget):
             self.resolution_label.setText(resolution)
         finally:
             self._updating = False
+
+    def show_advice(self, text: str) -> None:
+        """Show advice about the pad settings under the material fields ("" hides it)."""
+        self.advice_label.setText(f"warning: {text}" if text else "")
+        self.advice_label.setVisible(bool(text))
 
     def show_psi_force(self, state: PsiForceState) -> None:
         """Show the grip force of the Psi_th stop on the current grasp (an

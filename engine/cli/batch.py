@@ -17,6 +17,7 @@ from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_unit_argument
 from engine.cores import MAX_WORKERS, usable_cores
 from engine.errors import ParameterError
+from engine.grasp.pad_strain import pad_strain_advice
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
 from engine.mujoco_baseline.params import MujocoParams
@@ -392,6 +393,9 @@ def run(args: argparse.Namespace) -> int:
 
     models = parse_models(args.models)
     params = params_from_args(args)
+    advice = pad_strain_advice(params) if IPC in models else None
+    if advice is not None:
+        print(f"ipcgrasp batch: warning: {advice}", file=sys.stderr)
     config = config_from_args(args, models, params)
     table = load_table(args)
     tasks = make_tasks(table, config)

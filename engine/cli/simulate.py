@@ -14,6 +14,7 @@ from engine import schema
 from engine.cli.commands import help_of
 from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
+from engine.grasp.pad_strain import pad_strain_advice
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
 
@@ -71,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
 
     params = schema.from_args(SimulationParams, args)
     spec = schema.from_args(TrialSpec, args)
+    advice = pad_strain_advice(params)
+    if advice is not None:
+        print(f"warning: {advice}", file=sys.stderr)
     force = bool(getattr(args, "force", False))
     _refuse_existing_outputs(args, force)
     # Before anything runs a kernel (the grasp checks build the pads): a fresh install's

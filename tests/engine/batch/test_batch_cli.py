@@ -255,3 +255,15 @@ def test_real_analytic_models_share_the_perturbation_seed(tmp_path):
         assert r["samples"] == "3" and 0.0 <= float(r["robustness"]) <= 1.0
         assert '"mu": 0.5' in r["analytic_params"] and r["param_mu"] == "0.4"
     assert len({r["grasp_seed"] for r in rows}) == 1
+
+
+def test_a_soft_pad_under_a_strong_gripper_is_warned_about_when_ipc_runs(tmp_path, capsys):
+    # engine.grasp.pad_strain's advice, before the table is read (here: a missing one); the
+    # analytic models alone never press a pad, so they get none.
+    missing = str(tmp_path / "missing.csv")
+    soft = ["--gripper", "robotiq_2f85", "--E", "1e6", "--out", str(tmp_path / "r.csv")]
+    assert batch(missing, *soft, "--models", "ipc,reach") == 2
+    err = capsys.readouterr().err
+    assert "ipcgrasp batch: warning: pads of E = 1 MPa pressed with up to 235 N" in err
+    assert batch(missing, *soft, "--models", "reach") == 2
+    assert "warning: pads" not in capsys.readouterr().err

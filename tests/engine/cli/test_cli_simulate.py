@@ -110,3 +110,18 @@ def test_json_stdout_stays_clean_when_the_solver_falls_back(tmp_path, capfd):
     out = capfd.readouterr().out.strip().splitlines()
     assert len(out) == 1
     assert json.loads(out[0])["success"] is False
+
+
+def test_a_soft_pad_under_a_strong_gripper_is_warned_about_before_anything_runs(tmp_path, capsys):
+    # An existing output refuses the run right after the parameters are read: the warning
+    # (engine.grasp.pad_strain) comes first, and the default pad gets none.
+    existing = tmp_path / "r.csv"
+    existing.write_text("kept\n")
+    soft = ["--gripper", "robotiq_2f85", "--E", "1e6"]
+    assert main(["simulate", "--out", str(existing), *soft]) == 2
+    err = capsys.readouterr().err
+    assert "warning: pads of E = 1 MPa pressed with up to 235 N" in err
+    assert "E >= 4.3 MPa" in err and "already exists" in err
+    assert main(["simulate", "--out", str(existing), "--gripper", "robotiq_2f85"]) == 2
+    assert "warning" not in capsys.readouterr().err
+    assert existing.read_text() == "kept\n"
