@@ -43,9 +43,10 @@ def pad_strain_advice(params: SimulationParams) -> str | None:
     )
     return (
         f"pads of E = {e_pa / 1e6:.3g} MPa pressed with up to {force:g} N per jaw are "
-        f"{squeezed} over their whole face (more where the object touches part of it): beyond the 4 % at which soft pads were checked against the "
-        "physical cube (1 MPa at 20 N); a 1 MPa pad at 70-235 N took 4-6 times the default "
-        "pad's time on scanned objects. Use E >= "
+        f"{squeezed} over their whole face (more where the object touches part of it): "
+        "beyond the 4 % at which soft pads were checked against the physical cube (1 MPa at "
+        "20 N); a 1 MPa pad at 70-235 N took 4-6 times the default pad's time on scanned "
+        "objects. Use E >= "
         f"{_two_digits(force / (STRAIN_ADVICE * area) / 1e6, up=True):g} MPa, or a force stop "
         f"(--squeeze-force, the app's Closing force) <= "
         f"{_two_digits(STRAIN_ADVICE * e_pa * area, up=False):g} N"
