@@ -411,10 +411,12 @@ class Viewport(QObject):
         contacts: list[ContactPoint] | list[ContactPatch],
         forces: ContactForces | None = None,
         label: str = "",
+        mode: str = "points",
     ) -> None:
         """Draw analytic contact points (arrows) or patches (coloured by pressure), and model
-        `label`'s contact forces on them (normal and friction arrows) when given."""
-        self.contacts.show(contacts, forces, label)
+        `label`'s contact forces on them (normal and friction arrows, per contact or per jaw:
+        `mode`) when given."""
+        self.contacts.show(contacts, forces, label, mode)
         self.request_render()
 
     def clear_contacts(self) -> None:

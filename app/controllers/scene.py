@@ -252,7 +252,8 @@ class SceneController(QObject):
         if on and self.model.mode == "edit":
             label, r = self.predictions.selected_result()
             contacts = r.contacts if r is not None else []
-            self.viewport.show_contacts(contacts, None if r is None else r.forces, label)
+            forces = None if r is None else r.forces
+            self.viewport.show_contacts(contacts, forces, label, self.force_mode)
         else:
             self.viewport.clear_contacts()
 
@@ -293,6 +294,8 @@ class SceneController(QObject):
         self._shown = None
         if self.show_forces and self.model.mode == "play":
             self._show_timeline_frame()
+        elif self.model.mode == "edit" and self.model.doc is not None:  # a model's forces too
+            self.show_contacts(self.predictions.contacts_box.isChecked())
 
     def force_sizes(self, rec: TrialRecord) -> ForceSizes:
         """What a trial's arrows' scale is chosen from, over all its frames so far: a scale

@@ -72,6 +72,29 @@ def drawn_forces(forces: ContactForces, per_jaw: int = ARROWS_PER_JAW) -> DrawnF
     return DrawnForces(*(np.concatenate(parts) for parts in zip(*out, strict=True)))
 
 
+def jaw_resultants(forces: ContactForces) -> DrawnForces:
+    """One normal and one friction arrow per jaw: its forces summed, at their normal-force-
+    weighted centre (a jaw's contact is one patch: the simulated forces' "patches" mode)."""
+    out: list[tuple[np.ndarray, ...]] = []
+    for j in np.unique(forces.jaw):
+        mine = forces.jaw == j
+        fn = forces.normal_n[mine]
+        w = np.linalg.norm(fn, axis=1) + 1e-300
+        centre = (forces.points[mine] * w[:, None]).sum(0) / w.sum()
+        out.append(
+            (
+                centre[None],
+                np.array([int(j)]),
+                fn.sum(0)[None],
+                forces.friction_n[mine].sum(0)[None],
+            )
+        )
+    if not out:
+        empty = np.zeros((0, 3))
+        return DrawnForces(empty, np.zeros(0, dtype=int), empty, empty)
+    return DrawnForces(*(np.concatenate(parts) for parts in zip(*out, strict=True)))
+
+
 def _typical(forces: np.ndarray) -> float:
     size = np.linalg.norm(forces, axis=1)
     size = size[size > 0]

@@ -14,6 +14,7 @@ from app.model.model_forces import (
     drawn_forces,
     held_arrow,
     held_legend,
+    jaw_resultants,
     model_arrows,
     model_scale,
 )
@@ -43,8 +44,11 @@ class ContactsVisual(Visual):
         contacts: list[ContactPoint] | list[ContactPatch],
         forces: ContactForces | None = None,
         label: str = "",
+        mode: str = "points",
     ) -> None:
-        """Draw `contacts` in place of those drawn, and the forces of model `label` on them."""
+        """Draw `contacts` in place of those drawn, and the forces of model `label` on them:
+        `mode` "points" per contact (a patch's cells summed on a drawing grid), "patches" one
+        resultant per jaw (app.model.forces.MODES)."""
         self.clear()
         for i, c in enumerate(contacts):
             name = f"contact{i}"
@@ -53,7 +57,7 @@ class ContactsVisual(Visual):
             self.names.append(name)
         if forces is None or not len(forces.points):
             return
-        drawn = drawn_forces(forces)
+        drawn = jaw_resultants(forces) if mode == "patches" else drawn_forces(forces)
         scale = model_scale(drawn)
         self.forces_text = forces.describe(label)
         self.layer.draw(

@@ -92,6 +92,18 @@ def test_a_click_on_a_model_row_draws_its_contact_forces(window, qtbot):
     qtbot.waitUntil(lambda: contacts.forces_text.startswith("Exact area:"), timeout=5_000)
     _check_drawn(window, "exact", "Exact area")
     assert len(contacts.layer.arrows["normal"].tails) > 20  # both patches' cells, summed
+    # Per pad and patch (the View menu, as for simulated forces): one resultant per jaw, the
+    # sum of its cells' forces; back per point.
+    forces = panel.results["exact"].forces
+    window.menus.force_mode_actions["patches"].setChecked(True)
+    normal = contacts.layer.arrows["normal"]
+    assert sorted(int(s) for s in normal.source) == [0, 1]
+    for j in (0, 1):
+        np.testing.assert_allclose(
+            normal.forces_n[normal.source == j][0], forces.normal_n[forces.jaw == j].sum(0)
+        )
+    window.menus.force_mode_actions["points"].setChecked(True)
+    assert len(contacts.layer.arrows["normal"].tails) > 20
 
     # Ctrl+click deselects the row: the default model's (REACH's) forces are drawn.
     _click_row(panel, qtbot, "exact", Qt.KeyboardModifier.ControlModifier)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.model.model_forces import ARROWS_PER_JAW, drawn_forces
+from app.model.model_forces import ARROWS_PER_JAW, drawn_forces, jaw_resultants
 from engine.analytic.contact_forces import ContactForces
 
 
@@ -54,3 +54,20 @@ def test_a_soft_point_is_drawn_as_it_is_and_its_text_names_the_model():
     text = f.describe("Soft point")
     assert text.startswith("Soft point: normal ")
     assert text.endswith("hold 0.0204 kg (its weight)")
+
+
+def test_per_pad_and_patch_each_jaw_is_one_resultant_at_its_centre_of_pressure():
+    # The View menu's "per pad and patch": a jaw's contact is one patch, drawn as the sum of
+    # its forces at the normal-force-weighted centre (the centre of pressure on a flat patch).
+    f = _forces(400)
+    d = jaw_resultants(f)
+    assert list(d.jaw) == [0, 1]
+    for j in (0, 1):
+        mine = f.jaw == j
+        np.testing.assert_allclose(d.normal_n[j], f.normal_n[mine].sum(0), atol=1e-12)
+        np.testing.assert_allclose(d.friction_n[j], f.friction_n[mine].sum(0), atol=1e-12)
+        w = np.linalg.norm(f.normal_n[mine], axis=1)
+        np.testing.assert_allclose(d.points[j], (w[:, None] * f.points[mine]).sum(0) / w.sum())
+    # A soft point's one contact per jaw is its own resultant.
+    one = _forces(1)
+    np.testing.assert_allclose(jaw_resultants(one).points, one.points)
