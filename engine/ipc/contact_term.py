@@ -231,8 +231,8 @@ class ContactTerm:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring
         any pair of primitives within half its distance: then CCD would allow the whole step.
 
-        Every pair closer than dhat is in the current contact set (mesh pairs up to 2 dhat, the
-        ground's up to dhat), so no pair is closer than d = min(its smallest distance, dhat); a
+        Every pair closer than dhat, the ground's included, is in the current contact set, so
+        no pair is closer than d = min(its smallest distance, dhat); a
         pair's distance changes by at most the sum of its vertices' moves. Additive CCD stops a
         pair at 10 % of its start distance, so a step moving no vertex by more than d / 4 is
         whole. Near convergence Newton's steps are far

@@ -122,8 +122,10 @@ def test_the_candidates_of_random_moves_are_ipctks(seed):
 
 def test_a_grasps_contact_sets_are_ipctks_without_the_objects_own_vertex_pairs():
     """Built with the body broad phase, the contact set at a closed grip has ipctk's pairs
-    (the barrier's energy and gradient equal a build with ipctk's LBVH over the whole mesh),
-    except the object's own codim vertex pairs, which ipctk's build makes."""
+    within dhat, the ground's included (the barrier's energy and gradient equal a build with
+    ipctk's LBVH over the whole mesh at 2 dhat, which its broad phase needs for the plane's
+    pairs: workaround 1), except the object's own codim vertex pairs, which ipctk's build
+    makes."""
     mesh, x = _cube_mesh_with_a_ground_slab()
     ours = ipc.active_collisions(mesh, x, DHAT)
     theirs = ipctk.NormalCollisions()
@@ -131,15 +133,21 @@ def test_a_grasps_contact_sets_are_ipctks_without_the_objects_own_vertex_pairs()
     owner = ipc.bodies_of(mesh).owner
     barrier = ipc.barrier(DHAT, 1.0)
     # Pairs are read while `theirs` lives: ipctk hands out references into its list.
-    own_pairs, own = 0, 0.0
+    own_pairs, own, beyond = 0, 0.0, 0
     for c in theirs:
         ids = c.vertex_ids(mesh.edges, mesh.faces)
+        dof = c.dof(x, mesh.edges, mesh.faces)
         if isinstance(c, ipctk.VertexVertexNormalCollision) and owner[ids[0]] == owner[ids[1]]:
             own_pairs += 1
-            own += barrier(c, c.dof(x, mesh.edges, mesh.faces))
+            own += barrier(c, dof)
+        elif c.compute_distance(dof) >= DHAT**2:  # squared: between dhat and 2 dhat
+            beyond += 1
+            assert barrier(c, dof) == 0.0
     assert own_pairs, "the slab's vertices, 2 um apart, make ipctk pairs"
     assert own > 0
-    assert len(ours) == len(theirs) - own_pairs
+    assert beyond > 0, "the 2 dhat build lists pairs the barrier does not reach"
+    assert len(ours) == len(theirs) - own_pairs - beyond
+    assert sum(ipc.is_plane_vertex(c) for c in ours) > 0, "the slab rests on the ground"
     # The pads' and the ground's pairs are the same: ipctk's energy less its own pairs'.
     assert barrier(ours, mesh, x) == pytest.approx(barrier(theirs, mesh, x) - own, rel=1e-12)
     assert sum(not ipc.is_plane_vertex(c) for c in ours) > 0, "the pads touch the cube"
@@ -226,3 +234,32 @@ def test_the_gateways_candidates_hold_no_pairs_of_one_body(monkeypatch, limit):
     assert got[2] == {(a, b) for a, b in theirs[2] if bp.owner[a] != bp.owner[b]}
     assert got[3] == theirs[3] and got[1] <= theirs[1] and got[0] <= theirs[0]
     assert len(got[0]) > 0.99 * len(theirs[0]) and len(got[1]) > 0.99 * len(theirs[1])
+
+
+def test_the_contact_set_holds_exactly_the_pairs_within_dhat_the_grounds_too():
+    """Workaround 1: a vertex 0.75 dhat above the ground is a pair (ipctk's own broad phase
+    lists it only below dhat / 2, where the barrier's energy would jump), one 1.25 dhat above
+    is not; a vertex 0.75 dhat over another body's face is a pair, one 1.5 dhat over it is not
+    (a build at 2 dhat listed it, with zero energy)."""
+    h = DHAT
+    tri = np.array([[0, 1, 2]], dtype=np.int32)
+    x = np.array([[0.0, 0.0, 0.75 * h], [0.01, 0.0, 1.25 * h], [0.0, 0.01, 0.01]])
+    mesh = ipc.collision_mesh(x, tri, np.zeros(3, dtype=np.int32), ground=True)
+    pairs = ipc.active_collisions(mesh, x, DHAT)
+    assert [c.vertex_ids(mesh.edges, mesh.faces)[0] for c in pairs] == [0]
+    assert all(ipc.is_plane_vertex(c) for c in pairs)
+
+    faces = np.array([[0, 1, 2], [3, 4, 5]], dtype=np.int32)
+    owner = np.array([0, 0, 0, 1, 1, 1], dtype=np.int32)
+    for gap, expected in ((0.75 * h, 1), (1.5 * h, 0)):
+        x = np.array(
+            [
+                [0.0, 0.0, 0.01], [0.01, 0.0, 0.01], [0.0, 0.01, 0.01],
+                [0.002, 0.002, 0.01 + gap], [0.002, 0.008, 0.02], [0.008, 0.002, 0.02],
+            ]
+        )  # fmt: skip
+        mesh = ipc.collision_mesh(x, faces, owner, ground=True)
+        assert len(ipc.active_collisions(mesh, x, DHAT)) == expected, gap
+        wide = ipctk.NormalCollisions()
+        wide.build(mesh, x, 2 * DHAT, 0.0, ipctk.LBVH())
+        assert len(wide) == 1  # the pair a 2 dhat build lists either way

@@ -28,9 +28,9 @@ def _two_triangles(gap_m: float) -> tuple[ipc.CollisionMesh, np.ndarray]:
 
 
 def test_pairs_entering_the_barrier_zone_mid_move_are_candidates():
-    # The upper triangle falls from 5 dhat to 0.5 dhat: its pairs enter the 2 dhat build
-    # radius only after 2/3 of the move, and the plain swept boxes (no inflation) of the
-    # first third of the move never overlap.
+    # The upper triangle falls from 5 dhat to 0.5 dhat: its pairs come within the candidates'
+    # 2 dhat only after 2/3 of the move, and the plain swept boxes (no inflation) of the first
+    # third of the move never overlap.
     mesh, x0 = _two_triangles(5 * DHAT)
     x1 = x0.copy()
     x1[3:, 2] -= 4.5 * DHAT
@@ -63,9 +63,9 @@ def _assert_same_barrier(got: ipc.NormalCollisions, mesh: ipc.CollisionMesh, x: 
 
 
 def test_positions_near_the_move_are_covered_and_their_pairs_are_candidates():
-    # The move ends 2.5 dhat apart; 0.9 dhat further down, inside the cover (margin dhat), the
-    # triangles are 1.6 dhat apart: pairs a build over the move alone would not hold.
-    mesh, x0 = _two_triangles(3 * DHAT)
+    # The move ends 1.8 dhat apart; 0.9 dhat further down, inside the cover (margin dhat), the
+    # triangles are 0.9 dhat apart: pairs a build over the move alone would not hold.
+    mesh, x0 = _two_triangles(2.3 * DHAT)
     x1 = x0.copy()
     x1[3:, 2] -= 0.5 * DHAT
     cover = CandidateCover.of_move(mesh, x0, x1, DHAT, DHAT)
@@ -76,8 +76,9 @@ def test_positions_near_the_move_are_covered_and_their_pairs_are_candidates():
     _assert_same_barrier(
         ipc.active_collisions_among(cover.candidates, mesh, inside, DHAT), mesh, inside
     )
-    # The test can fail: the move's own candidates (no margin) miss those pairs.
-    bare = ipc.swept_candidates(mesh, x0, x1, DHAT)
+    # The test can fail: the move's own candidates for pairs within dhat (boxes inflated by
+    # dhat / 2, no margin) miss those pairs.
+    bare = ipc.swept_candidates(mesh, x0, x1, 0.5 * DHAT)
     with pytest.raises(AssertionError):
         _assert_same_barrier(ipc.active_collisions_among(bare, mesh, inside, DHAT), mesh, inside)
     # The upper triangle 2.5 dhat sideways: 1.25 dhat from its box after the common
