@@ -17,7 +17,6 @@ from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_unit_argument
 from engine.cores import MAX_WORKERS, usable_cores
 from engine.errors import ParameterError
-from engine.grasp.pad_strain import pad_strain_advice
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
 from engine.mujoco_baseline.params import MujocoParams
@@ -390,6 +389,7 @@ def run(args: argparse.Namespace) -> int:
     one (130: Ctrl+C, 143: SIGTERM), else 1 when any of its tasks ended in an error row (this
     run's or an earlier one's), else 0."""
     from engine.batch.tasks import make_tasks, parse_models
+    from engine.grasp.pad_strain import pad_strain_advice
 
     models = parse_models(args.models)
     params = params_from_args(args)

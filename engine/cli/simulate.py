@@ -14,7 +14,6 @@ from engine import schema
 from engine.cli.commands import help_of
 from engine.cli.parsing import HelpFormatter
 from engine.cli.scene_args import add_scene_arguments, grasp_from_args, object_from_args
-from engine.grasp.pad_strain import pad_strain_advice
 from engine.grasp.params import SimulationParams
 from engine.grasp.trial_plan import TrialSpec
 
@@ -57,6 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the IPC trials of one grasp; print a line (or JSON object) per trial, and with a
     Psi_th stop the grip force each squeeze ended with (the force that Psi_th implies)."""
+    from engine.grasp.pad_strain import pad_strain_advice
     from engine.grasp.push import parse_push
     from engine.grasp.simulation import build_pad
     from engine.grasp.trials import check_grasp, robustness, run_trials
