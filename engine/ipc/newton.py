@@ -300,29 +300,25 @@ def newton_solve(
             kept = factor.kept() if isinstance(factor, PatternFactor) else factor
         prior = exact = None
         norm = objective.step_norm(du)
+        # A converged step ends the solve before any line search; after one, the chord test.
         stop = _stop_with(objective, u, du, g, energy, tol, force_tol, norm)
-        if stop is not None:
-            u, energy, n, done = stop
-            evaluations += n
-            if done:
+        if stop is None:
+            slope = float(g @ du)
+            if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
+                if chord_iterate:
+                    continue
                 return done_at(it)
-            continue
-        slope = float(g @ du)
-        if slope >= 0:  # cannot happen with an SPD matrix unless round-off dominates: done
-            if chord_iterate:
-                continue
-            return done_at(it)
-        trial, e_trial, alpha, n, stalled = _line_search(objective, u, du, energy, slope, tol)
-        evaluations += n
-        if stalled:
-            if chord_iterate:
-                continue  # an old matrix's direction: try the exact one
-            # No decrease possible along du: u is converged to round-off.
-            return done_at(it)
-        u, energy = trial, e_trial
-        if objective.accept(u):
-            energy = objective.energy(u)
-        stop = _chord_stop(objective, u, factor, energy, tol, force_tol, alpha, norm)
+            trial, e_trial, alpha, n, stalled = _line_search(objective, u, du, energy, slope, tol)
+            evaluations += n
+            if stalled:
+                if chord_iterate:
+                    continue  # an old matrix's direction: try the exact one
+                # No decrease possible along du: u is converged to round-off.
+                return done_at(it)
+            u, energy = trial, e_trial
+            if objective.accept(u):
+                energy = objective.energy(u)
+            stop = _chord_stop(objective, u, factor, energy, tol, force_tol, alpha, norm)
         if stop is not None:
             u, energy, n, done = stop
             evaluations += n
