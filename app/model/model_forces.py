@@ -8,6 +8,7 @@ held at the centre of mass. Nothing here is physics beyond summing what the engi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,16 +46,36 @@ def drawn_forces(forces: ContactForces, per_jaw: int = ARROWS_PER_JAW) -> DrawnF
     """Each jaw's forces summed on a grid of about `per_jaw` squares over its contacts (the
     grid's side: the square root of the jaw's bounding box's two largest sides' product over
     `per_jaw`); the sums per jaw are those of the engine's forces."""
+
+    def grid(p: np.ndarray) -> np.ndarray | None:
+        if len(p) <= per_jaw:
+            return None
+        sides = np.sort(np.ptp(p, axis=0))
+        side = max(float(np.sqrt(sides[1] * sides[2] / per_jaw)), 1e-6)
+        keys = np.floor((p - p.min(axis=0)) / side).astype(np.int64)
+        return np.unique(keys, axis=0, return_inverse=True)[1].ravel()
+
+    return _per_jaw(forces, grid)
+
+
+def jaw_resultants(forces: ContactForces) -> DrawnForces:
+    """One normal and one friction arrow per jaw: its forces summed, at their normal-force-
+    weighted centre (a jaw's contact is one patch: the simulated forces' "patches" mode)."""
+    return _per_jaw(forces, lambda p: np.zeros(len(p), dtype=np.int64))
+
+
+def _per_jaw(
+    forces: ContactForces, cells: Callable[[np.ndarray], np.ndarray | None]
+) -> DrawnForces:
+    """Each jaw's forces summed per cell (`cells` of its contact points: a cell index per
+    point, or None to draw the points as they are), each sum at its points'
+    normal-force-weighted centre."""
     out: list[tuple[np.ndarray, ...]] = []
     for j in np.unique(forces.jaw):
         mine = forces.jaw == j
         p, fn, ft = forces.points[mine], forces.normal_n[mine], forces.friction_n[mine]
-        if len(p) > per_jaw:
-            sides = np.sort(np.ptp(p, axis=0))
-            side = max(float(np.sqrt(sides[1] * sides[2] / per_jaw)), 1e-6)
-            keys = np.floor((p - p.min(axis=0)) / side).astype(np.int64)
-            _, cell = np.unique(keys, axis=0, return_inverse=True)
-            cell = cell.ravel()
+        cell = cells(p)
+        if cell is not None:
             count = int(cell.max()) + 1
             w = np.linalg.norm(fn, axis=1) + 1e-300
 
@@ -66,29 +87,6 @@ def drawn_forces(forces: ContactForces, per_jaw: int = ARROWS_PER_JAW) -> DrawnF
             p = summed(p * w[:, None]) / np.bincount(cell, weights=w, minlength=count)[:, None]
             fn, ft = summed(fn), summed(ft)
         out.append((p, np.full(len(p), int(j)), fn, ft))
-    if not out:
-        empty = np.zeros((0, 3))
-        return DrawnForces(empty, np.zeros(0, dtype=int), empty, empty)
-    return DrawnForces(*(np.concatenate(parts) for parts in zip(*out, strict=True)))
-
-
-def jaw_resultants(forces: ContactForces) -> DrawnForces:
-    """One normal and one friction arrow per jaw: its forces summed, at their normal-force-
-    weighted centre (a jaw's contact is one patch: the simulated forces' "patches" mode)."""
-    out: list[tuple[np.ndarray, ...]] = []
-    for j in np.unique(forces.jaw):
-        mine = forces.jaw == j
-        fn = forces.normal_n[mine]
-        w = np.linalg.norm(fn, axis=1) + 1e-300
-        centre = (forces.points[mine] * w[:, None]).sum(0) / w.sum()
-        out.append(
-            (
-                centre[None],
-                np.array([int(j)]),
-                fn.sum(0)[None],
-                forces.friction_n[mine].sum(0)[None],
-            )
-        )
     if not out:
         empty = np.zeros((0, 3))
         return DrawnForces(empty, np.zeros(0, dtype=int), empty, empty)
