@@ -215,3 +215,18 @@ def test_a_wrong_bound_costs_tries_not_the_strength(held):
     assert plain.load > capacity and bounded.load > capacity
     assert bounded.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS)
     assert bounded.steps > plain.steps
+
+
+def test_up_searched_from_across_finds_coulombs_law_in_fewer_tries(held):
+    """Measured after the pull across (0.91 of 2 mu F on this cube), the push up starts its
+    search at that friction plus the weight (Coulomb: up leaves at 2 mu F + m g, 18.94 N)
+    instead of ramping from zero: the same grid of loads, so the same bracket up to the load
+    path's history (a grid step, 1/16 of 2 mu F), in fewer tries."""
+    sim, force = held
+    capacity = 2 * sim.params.mu * force
+    (plain,) = measure_strength(sim, force, ["up"])
+    across, hinted = measure_strength(sim, force, ["across", "up"])
+    assert across.direction == "across" and hinted.direction == "up"
+    assert hinted.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS + 1e-9)
+    assert hinted.load == pytest.approx(capacity + MASS_KG * GRAVITY_M_S2, rel=0.05)
+    assert hinted.steps < plain.steps
