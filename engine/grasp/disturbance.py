@@ -47,7 +47,7 @@ BISECTIONS = 4
 the last state the object stuck in, leaving a bracket [stuck, left] of STEP_MULTIPLE / 2^4 =
 1/16 of 2 mu F. The strength is its middle: within 1/32 of 2 mu F (3 %) of the load at which
 the object leaves. (The lower end, a load seen held, would need a fifth halving for the same
-bound: one more of the five to eight steps a direction takes.)"""
+bound: one more of the two to eight steps a direction takes.)"""
 
 CAP_MULTIPLE = 3.0
 """A direction still held at this multiple of its step's scale ends as held."""
