@@ -118,7 +118,8 @@ def measure_strength(
             unit = weight * (radius if d.is_torque else 1.0)
             limit = coulomb_limit(d, closing, capacity, weight)
             hint = friction_hint(d, out, closing, weight)
-            out.append(_ramp(sim, held, d, scale, unit, hold_force_n, limit, hint))
+            bound = normal_limit(d, closing, grip_n)
+            out.append(_ramp(sim, held, d, scale, unit, hold_force_n, limit, hint, bound))
             stepper.state = held
     finally:
         stepper.state = held
@@ -143,6 +144,7 @@ def _ramp(
     hold_force_n: float | None,
     limit: float | None = None,
     hint: float | None = None,
+    bound: float | None = None,
 ) -> Strength:
     """Load steps of STEP_MULTIPLE x `scale` from the held state, each continuing from the
     last state the object stuck in, until it leaves the grip or the load reaches the cap; then
@@ -154,7 +156,9 @@ def _ramp(
     iterations), and the same bracket wherever the object leaves below it.
 
     `hint`: where the object is expected to leave (friction_hint): the search starts there
-    instead (_search_near), on the same grid of loads, so it ends in the same bracket."""
+    instead (_search_near), on the same grid of loads, so it ends in the same bracket.
+    `bound`: where it leaves at the latest (normal_limit): the step that would pass it tries
+    the bound first (_past_bound)."""
     walk = _Walk(sim, held, d, hold_force_n)
     if hint is not None and scale > 0.0:
         near = _search_near(walk, hint, scale)
@@ -166,22 +170,26 @@ def _ramp(
         left_at = _bisect(walk, first)
         if left_at < first or not walk.try_load(first):
             return _left(d, walk, left_at, unit)
-    ramped = _ramp_up(walk, scale)
+    ramped = _ramp_up(walk, scale, bound)
     if ramped is None:
         return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
-    return _left(d, walk, _bisect(walk, ramped), unit)
+    return _left(d, walk, ramped, unit)
 
 
-def _ramp_up(walk: _Walk, scale: float) -> float | None:
-    """Steps of STEP_MULTIPLE x `scale` above the walk's load until one leaves (its load) or
-    the load reaches CAP_MULTIPLE x `scale` (None: held)."""
+def _ramp_up(walk: _Walk, scale: float, bound: float | None = None) -> float | None:
+    """Steps of STEP_MULTIPLE x `scale` above the walk's load until one leaves, then its
+    halvings (_bisect): the load the object left at, or None when the load reached
+    CAP_MULTIPLE x `scale` held. With `bound`, the step that would pass it hands over to
+    _past_bound."""
     step, cap = STEP_MULTIPLE * scale, CAP_MULTIPLE * scale
     k = round(walk.load / step) if step > 0.0 else 0
     while walk.load < cap:
         k += 1
         load = min(k * step, cap)
+        if bound is not None and walk.load < bound < load:
+            return _past_bound(walk, bound, scale)
         if not walk.try_load(load):
-            return load
+            return _bisect(walk, load)
     return None
 
 
@@ -197,37 +205,75 @@ def _bisect(walk: _Walk, left_at: float) -> float:
 
 def _search_near(walk: _Walk, hint: float, scale: float) -> float | None:
     """The load at which the object left, searched from `hint` on the grid the ramp and its
-    halvings try (multiples of STEP_MULTIPLE x `scale` / 2^BISECTIONS up to the cap): the
-    grid load at or below the hint, then away from it by 1, 2, 4... grid steps until the
-    object's behaviour changes, then halvings to one grid step. A hint within a grid step of
-    where the object leaves takes two tries (the ramp and its halvings: five to seven); one
-    off by n grid steps about 2 log2(n) more. None: held at the cap."""
-    grid = STEP_MULTIPLE * scale / 2**BISECTIONS
-    top = round(CAP_MULTIPLE * scale / grid)
-    stuck, left = 0, top + 1  # grid indices: walk.load is stuck x grid
-    k = min(max(math.floor(hint / grid), 0), top)
-    if k > 0 and not walk.try_load(k * grid):
+    halvings try (_Grid): the grid load at or below the hint, then away from it by 1, 2, 4...
+    grid steps until the object's behaviour changes, then halvings to one grid step. A hint
+    within a grid step of where the object leaves takes two tries (the ramp and its halvings:
+    five to seven); one off by n grid steps about 2 log2(n) more. None: held at the cap."""
+    g = _Grid(walk, scale)
+    stuck = g.stuck()
+    k = min(max(g.below(hint), stuck), g.top)
+    if k > stuck and not g.holds(k):
         left, gap = k, 1
-        while left - gap > stuck and not walk.try_load((left - gap) * grid):
+        while left - gap > stuck and not g.holds(left - gap):
             left, gap = left - gap, 2 * gap
-        stuck = max(left - gap, stuck)
-    else:
-        stuck, gap = k, 1
-        while left > top:
-            if stuck == top:
-                return None
-            k = min(stuck + gap, top)
-            if walk.try_load(k * grid):
-                stuck, gap = k, 2 * gap
+        return g.halve(max(left - gap, stuck), left)
+    return g.up_from(k)
+
+
+def _past_bound(walk: _Walk, bound: float, scale: float) -> float | None:
+    """The load at which the object left, searched from the last step below `bound`: the grid
+    load at or below the bound first (where a centred grasp leaves), then halvings below it
+    if it left (an off-centre grasp, which turns out sooner), or steps of 1, 2, 4... grid
+    steps above it and halvings if it held (_Grid). None: held at the cap."""
+    g = _Grid(walk, scale)
+    stuck = g.stuck()
+    k = min(max(g.below(bound), stuck + 1), g.top)
+    return g.up_from(k) if g.holds(k) else g.halve(stuck, k)
+
+
+class _Grid:
+    """The loads the ramp and its halvings try, by index: multiples of STEP_MULTIPLE x scale /
+    2^BISECTIONS up to the cap. Searches on it end in the bracket the ramp and its halvings
+    reach, one grid step wide."""
+
+    def __init__(self, walk: _Walk, scale: float) -> None:
+        self.walk = walk
+        self.step = STEP_MULTIPLE * scale / 2**BISECTIONS
+        self.top = round(CAP_MULTIPLE * scale / self.step)
+
+    def below(self, load: float) -> int:
+        """The index of the grid load at or below `load` (a load on the grid, such as 2 F =
+        40 grid steps at mu 0.4, is its own, whatever the round-off of the division)."""
+        return math.floor(load / self.step * (1.0 + 1e-9))
+
+    def stuck(self) -> int:
+        """The index of the last load the object stuck at."""
+        return round(self.walk.load / self.step)
+
+    def holds(self, k: int) -> bool:
+        """Whether the object sticks at the k-th load (walk.try_load)."""
+        return self.walk.try_load(k * self.step)
+
+    def up_from(self, stuck: int) -> float | None:
+        """From the last stuck index, steps of 1, 2, 4... until the object leaves, then
+        halvings to one grid step: the load it left at; None: held at the cap."""
+        gap = 1
+        while stuck < self.top:
+            k = min(stuck + gap, self.top)
+            if not self.holds(k):
+                return self.halve(stuck, k)
+            stuck, gap = k, 2 * gap
+        return None
+
+    def halve(self, stuck: int, left: int) -> float:
+        """Halvings of [stuck, left] (indices) to one grid step: the load it left at."""
+        while left - stuck > 1:
+            k = (stuck + left) // 2
+            if self.holds(k):
+                stuck = k
             else:
                 left = k
-    while left - stuck > 1:
-        k = (stuck + left) // 2
-        if walk.try_load(k * grid):
-            stuck = k
-        else:
-            left = k
-    return left * grid
+        return left * self.step
 
 
 def friction_hint(
@@ -279,6 +325,15 @@ def coulomb_limit(
     if d.is_torque or abs(float(np.dot(d.force, closing_axis))) > 1e-9:
         return None
     return capacity + weight * float(d.force[2])
+
+
+def normal_limit(d: Direction, closing_axis: np.ndarray, grip_n: float) -> float | None:
+    """The pads' bound on a force along the closing axis (N): the near pad lets go of its
+    whole force F at 2 F, the far pad then alone pressing (a grasp off the centre of mass
+    turns out sooner). None for every other direction."""
+    if d.is_torque or abs(float(np.dot(d.force, closing_axis))) < 1.0 - 1e-9:
+        return None
+    return 2.0 * max(grip_n, 0.0)
 
 
 class _Walk:

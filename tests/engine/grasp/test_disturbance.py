@@ -31,6 +31,7 @@ from engine.grasp.disturbance import (
     coulomb_limit,
     directions,
     measure_strength,
+    normal_limit,
 )
 from engine.grasp.grasp import Grasp
 from engine.grasp.lift import hold_command
@@ -230,3 +231,26 @@ def test_up_searched_from_across_finds_coulombs_law_in_fewer_tries(held):
     assert hinted.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS + 1e-9)
     assert hinted.load == pytest.approx(capacity + MASS_KG * GRAVITY_M_S2, rel=0.05)
     assert hinted.steps < plain.steps
+
+
+def test_the_push_along_tries_the_pads_bound_before_stepping_past_it(held):
+    """Pushed along the closing axis the centred cube leaves just past 2 F: with that bound the
+    ramp's steps at 1 and 2 times 2 mu F are followed by 2 F and one grid step above it
+    (four tries) instead of the step to 3 times 2 mu F and four halvings (seven), to the same
+    bracket."""
+    sim, force = held
+    capacity = 2 * sim.params.mu * force
+    closing = sim.gripper_pose[:3, 0]
+    (d,) = [x for x in directions(closing) if x.name == "along"]
+    stepper, start = sim.stepper, sim.stepper.state
+    runs = []
+    for bound in (None, normal_limit(d, closing, force)):
+        stepper.drop_load_starts()
+        try:
+            runs.append(_ramp(sim, start, d, capacity, MASS_KG * GRAVITY_M_S2, force, bound=bound))
+        finally:
+            stepper.state = start
+    plain, bounded = runs
+    assert bounded.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS + 1e-9)
+    assert bounded.load == pytest.approx(2 * force, rel=0.05)
+    assert (plain.steps, bounded.steps) == (7, 4)

@@ -14,11 +14,11 @@ from engine.grasp.disturbance import (
     BISECTIONS,
     CAP_MULTIPLE,
     STEP_MULTIPLE,
-    _bisect,
     _ramp_up,
     _search_near,
     directions,
     friction_hint,
+    normal_limit,
 )
 from engine.grasp.strength import Strength
 
@@ -46,8 +46,12 @@ def _ramp_bracket(onset: float) -> tuple[float, float | None, int]:
     """(stuck, left or None when held at the cap, tries) of the plain ramp and its halvings."""
     walk = _Threshold(onset)
     left = _ramp_up(walk, SCALE)  # type: ignore[arg-type]
-    if left is not None:
-        left = _bisect(walk, left)  # type: ignore[arg-type]
+    return walk.load, left, walk.steps
+
+
+def _bound_bracket(onset: float, bound: float) -> tuple[float, float | None, int]:
+    walk = _Threshold(onset)
+    left = _ramp_up(walk, SCALE, bound)  # type: ignore[arg-type]
     return walk.load, left, walk.steps
 
 
@@ -80,6 +84,28 @@ def test_a_hint_within_a_grid_step_takes_two_tries_and_a_poor_one_costs_a_few():
     assert _ramp_bracket(onset)[2] == 5
     off = [_near_bracket(onset, onset + n * GRID)[2] for n in (2, 4, 8)]
     assert off == sorted(off) and off[-1] <= 8  # about 2 log2(n) more
+
+
+@pytest.mark.parametrize("onset", [0.3, 15.2, 16.5, 31.99, 33.4, 38.5, 40.0, 40.5, 41.7, 47.5, 60])
+@pytest.mark.parametrize("bound", [5.0, 16.0, 20.0, 40.0, 40.5, 47.9])
+def test_a_bound_changes_the_tries_not_the_bracket(onset, bound):
+    assert _bound_bracket(onset, bound)[:2] == pytest.approx(_ramp_bracket(onset)[:2])
+
+
+def test_a_grasp_that_leaves_at_the_bound_takes_two_tries_past_the_last_step():
+    """A centred grasp pushed along the closing axis leaves just past 2 F (40.49 N at 20 N):
+    after the steps at 16 and 32 N the ramp tries 40 and 41 N, not 48 N and four halvings."""
+    assert _bound_bracket(40.49, 40.0)[2] == 4
+    assert _ramp_bracket(40.49)[2] == 7
+    assert _bound_bracket(33.4, 40.0)[2] <= _ramp_bracket(33.4)[2]  # turned out sooner
+
+
+def test_the_normal_forces_bound_only_a_push_along_the_closing_axis():
+    closing = np.array([1.0, 0.0, 0.0])
+    by_name = {d.name: d for d in directions(closing)}
+    assert normal_limit(by_name["along"], closing, 20.0) == pytest.approx(40.0)
+    for name in ("across", "up", "down", "twist", "tilt", "turn"):
+        assert normal_limit(by_name[name], closing, 20.0) is None
 
 
 def _strength(direction: str, load: float, held: bool = False) -> Strength:
