@@ -25,18 +25,13 @@ import pytest
 
 import engine.ipc.stepper as stepper_module
 from engine.constants import GRAVITY_M_S2
-from engine.grasp.disturbance import (
-    BISECTIONS,
-    _ramp,
-    coulomb_limit,
-    directions,
-    measure_strength,
-    normal_limit,
-)
+from engine.grasp.disturbance import _ramp, measure_strength, pad_radius_m
 from engine.grasp.grasp import Grasp
 from engine.grasp.lift import hold_command
 from engine.grasp.params import SimulationParams
 from engine.grasp.simulation import GraspSimulation
+from engine.grasp.strength_estimates import coulomb_limit, directions, normal_limit
+from engine.grasp.strength_search import BISECTIONS
 from engine.ipc.contact_metrics import SOURCE_PAD1, SOURCE_PAD2, object_contact_forces
 from engine.ipc.step_start import StepStart
 from engine.ipc.step_types import StepCommand
@@ -218,18 +213,37 @@ def test_a_wrong_bound_costs_tries_not_the_strength(held):
     assert bounded.steps > plain.steps
 
 
-def test_up_searched_from_across_finds_coulombs_law_in_fewer_tries(held):
-    """Measured after the pull across (0.91 of 2 mu F on this cube), the push up starts its
-    search at that friction plus the weight (Coulomb: up leaves at 2 mu F + m g, 18.94 N)
-    instead of ramping from zero: the same grid of loads, so the same bracket up to the load
-    path's history (a grid step, 1/16 of 2 mu F), in fewer tries."""
+def test_down_searched_from_up_finds_coulombs_law_in_fewer_tries(held):
+    """Measured after the push up (19.50 N: Coulomb's 2 mu F + m g, 18.94 N), the pull down
+    starts its search at that friction less twice the weight (Coulomb: down leaves at
+    2 mu F - m g, 13.05 N) instead of halving below 2 mu F: the same grid of loads, so the same
+    bracket up to the load path's history (a grid step, 1/16 of 2 mu F), in fewer tries."""
     sim, force = held
     capacity = 2 * sim.params.mu * force
-    (plain,) = measure_strength(sim, force, ["up"])
-    across, hinted = measure_strength(sim, force, ["across", "up"])
-    assert across.direction == "across" and hinted.direction == "up"
+    (plain,) = measure_strength(sim, force, ["down"])
+    up, hinted = measure_strength(sim, force, ["up", "down"])
+    assert up.direction == "up" and hinted.direction == "down"
     assert hinted.load == pytest.approx(plain.load, abs=capacity / 2**BISECTIONS + 1e-9)
-    assert hinted.load == pytest.approx(capacity + MASS_KG * GRAVITY_M_S2, rel=0.05)
+    assert hinted.load == pytest.approx(capacity - MASS_KG * GRAVITY_M_S2, rel=0.05)
+    assert hinted.steps < plain.steps
+
+
+def test_the_twist_searched_from_the_patches_friction_moment_in_fewer_tries(held):
+    """The twist starts its search at the held state's patch friction moment (0.152 N m) and
+    leaves at the ramp's bracket (0.146 N m) in fewer tries than the ramp's five."""
+    sim, force = held
+    closing = sim.gripper_pose[:3, 0]
+    (d,) = [x for x in directions(closing) if x.name == "twist"]
+    capacity = 2 * sim.params.mu * force
+    scale = capacity * pad_radius_m(sim)
+    stepper, start = sim.stepper, sim.stepper.state
+    (hinted,) = measure_strength(sim, force, ["twist"])
+    stepper.drop_load_starts()
+    try:
+        plain = _ramp(sim, start, d, scale, MASS_KG * GRAVITY_M_S2, force)
+    finally:
+        stepper.state = start
+    assert hinted.load == pytest.approx(plain.load, abs=scale / 2**BISECTIONS + 1e-9)
     assert hinted.steps < plain.steps
 
 

@@ -1,26 +1,20 @@
 """The grip-strength test's search for the load at which the object leaves (engine.grasp.
-disturbance), on a stand-in walk whose object leaves above a set load: the search from a hint
+strength_search), on a stand-in walk whose object leaves above a set load: the search from a hint
 (_search_near) tries the loads of the ramp and its halvings (multiples of 1/16 of a step), so
 wherever the object leaves and wherever the hint points, it ends in the ramp's bracket, one
-grid step wide, and the better the hint, the fewer its tries; and which measured directions
-give the hint (friction_hint)."""
+grid step wide, and the better the hint, the fewer its tries."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from engine.grasp.disturbance import (
+from engine.grasp.strength_search import (
     BISECTIONS,
     CAP_MULTIPLE,
     STEP_MULTIPLE,
-    _ramp_up,
-    _search_near,
-    directions,
-    friction_hint,
-    normal_limit,
+    ramp_up,
+    search_near,
 )
-from engine.grasp.strength import Strength
 
 SCALE = 16.0  # 2 mu F (N): the YuMi's 20 N at mu 0.4
 GRID = STEP_MULTIPLE * SCALE / 2**BISECTIONS
@@ -45,19 +39,19 @@ class _Threshold:
 def _ramp_bracket(onset: float) -> tuple[float, float | None, int]:
     """(stuck, left or None when held at the cap, tries) of the plain ramp and its halvings."""
     walk = _Threshold(onset)
-    left = _ramp_up(walk, SCALE)  # type: ignore[arg-type]
+    left = ramp_up(walk, SCALE)
     return walk.load, left, walk.steps
 
 
 def _bound_bracket(onset: float, bound: float) -> tuple[float, float | None, int]:
     walk = _Threshold(onset)
-    left = _ramp_up(walk, SCALE, bound)  # type: ignore[arg-type]
+    left = ramp_up(walk, SCALE, bound)
     return walk.load, left, walk.steps
 
 
 def _near_bracket(onset: float, hint: float) -> tuple[float, float | None, int]:
     walk = _Threshold(onset)
-    left = _search_near(walk, hint, SCALE)  # type: ignore[arg-type]
+    left = search_near(walk, hint, SCALE)
     return walk.load, left, walk.steps
 
 
@@ -98,52 +92,3 @@ def test_a_grasp_that_leaves_at_the_bound_takes_two_tries_past_the_last_step():
     assert _bound_bracket(40.49, 40.0)[2] == 4
     assert _ramp_bracket(40.49)[2] == 7
     assert _bound_bracket(33.4, 40.0)[2] <= _ramp_bracket(33.4)[2]  # turned out sooner
-
-
-def test_the_normal_forces_bound_only_a_push_along_the_closing_axis():
-    closing = np.array([1.0, 0.0, 0.0])
-    by_name = {d.name: d for d in directions(closing)}
-    assert normal_limit(by_name["along"], closing, 20.0) == pytest.approx(40.0)
-    for name in ("across", "up", "down", "twist", "tilt", "turn"):
-        assert normal_limit(by_name[name], closing, 20.0) is None
-
-
-def _strength(direction: str, load: float, held: bool = False) -> Strength:
-    return Strength(direction, load, 0.0, held, 1, 1)
-
-
-def test_the_opposite_direction_gives_the_hint_shifted_by_twice_the_weight():
-    """Up and down lie on one line: by Coulomb's law up leaves at the friction plus the weight,
-    down at the friction less it."""
-    closing, weight = np.array([1.0, 0.0, 0.0]), 0.5
-    (down,) = [d for d in directions(closing) if d.name == "down"]
-    measured = [_strength("along", 40.0), _strength("across", 14.5), _strength("up", 9.5)]
-    assert friction_hint(down, measured, closing, weight) == pytest.approx(9.5 - 2 * weight)
-
-
-def test_without_the_opposite_the_mean_friction_of_those_measured():
-    closing, weight = np.array([1.0, 0.0, 0.0]), 0.5
-    (up,) = [d for d in directions(closing) if d.name == "up"]
-    measured = [_strength("along", 40.0), _strength("across", 14.5)]
-    assert friction_hint(up, measured, closing, weight) == pytest.approx(14.5 + weight)
-
-
-def test_no_hint_for_the_normal_forces_torques_held_directions_or_a_first_direction():
-    closing, weight = np.array([1.0, 0.0, 0.0]), 0.5
-    by_name = {d.name: d for d in directions(closing)}
-    measured = [_strength("across", 14.5)]
-    for name in ("along", "twist", "tilt", "turn"):
-        assert friction_hint(by_name[name], measured, closing, weight) is None
-    assert friction_hint(by_name["across"], [], closing, weight) is None
-    held = [_strength("across", 48.0, held=True)]
-    assert friction_hint(by_name["up"], held, closing, weight) is None
-
-
-def test_a_vertical_closing_axis_pushes_up_and_down_against_the_normal_forces():
-    """Closing vertically, up and down are along the closing axis: no friction hint for them,
-    and none from them."""
-    closing, weight = np.array([0.0, 0.0, 1.0]), 0.5
-    by_name = {d.name: d for d in directions(closing)}
-    measured = [_strength("up", 30.0), _strength("down", 30.0)]
-    assert friction_hint(by_name["down"], measured[:1], closing, weight) is None
-    assert friction_hint(by_name["across"], measured, closing, weight) is None
