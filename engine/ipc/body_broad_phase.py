@@ -9,7 +9,8 @@ where their boxes spread most. The candidates are ipctk's for the same move: edg
 face-vertex pairs of different bodies (ipctk's vertex-patch filter) whose boxes, swept over
 the move and inflated by the radius (rounded outward, as ipctk rounds), overlap; vertex-vertex
 pairs of codimensional vertices (no edge) of different bodies; and plane-vertex pairs of each
-vertex within the radius of a plane at either end of the move. The intersection test
+vertex within the radius of a plane at either end of the move (a radius of its own: a pair of
+boxes inflated by r each reaches pairs within 2 r, a vertex's box a plane only within r). The intersection test
 pairs edges and faces of different bodies the same way.
 """
 
@@ -52,12 +53,15 @@ class BodyBroadPhase:
         else:
             self.plane_normals = self.plane_origins = np.zeros((0, 3))
 
-    def candidates(self, x0: np.ndarray, x1: np.ndarray, radius: float) -> ipctk.Candidates | None:
+    def candidates(
+        self, x0: np.ndarray, x1: np.ndarray, radius: float, plane_radius: float | None = None
+    ) -> ipctk.Candidates | None:
         """Every pair of different bodies' primitives whose boxes, swept over the straight move
-        x0 -> x1 (n, 3) and inflated by `radius` (m), overlap, and every vertex within `radius`
-        of a plane at either end (ipctk's Candidates.build of that move); None where there are
-        so many that ipctk's LBVH builds them sooner (CANDIDATES_PER_PRIMITIVE)."""
-        ee, fv, vv, pv = self.pairs(x0, x1, radius)
+        x0 -> x1 (n, 3) and inflated by `radius` (m), overlap, and every vertex within
+        `plane_radius` (default `radius`) of a plane at either end (ipctk's Candidates.build of
+        that move, which has one radius for both); None where there are so many that ipctk's
+        LBVH builds them sooner (CANDIDATES_PER_PRIMITIVE)."""
+        ee, fv, vv, pv = self.pairs(x0, x1, radius, plane_radius)
         found = len(ee) + len(fv) + len(vv) + len(pv)
         if found > CANDIDATES_PER_PRIMITIVE * (len(self.owner) + len(self.edges) + len(self.faces)):
             return None
@@ -112,14 +116,15 @@ class BodyBroadPhase:
         return False
 
     def pairs(
-        self, x0: np.ndarray, x1: np.ndarray, radius: float
+        self, x0: np.ndarray, x1: np.ndarray, radius: float, plane_radius: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The candidates as id arrays: edge-edge (k, 2), face-vertex (k, 2), vertex-vertex
         (k, 2), (plane, vertex) (k, 2)."""
         x0 = np.ascontiguousarray(x0, dtype=float)
         x1 = np.ascontiguousarray(x1, dtype=float)
+        planes = float(radius if plane_radius is None else plane_radius)
         return _pairs(
-            x0, x1, float(radius), self.edges, self.faces, self.owner, self.codim,
+            x0, x1, float(radius), planes, self.edges, self.faces, self.owner, self.codim,
             self.plane_normals, self.plane_origins,
         )  # fmt: skip
 
@@ -293,6 +298,7 @@ def _pairs(
     x0: np.ndarray,
     x1: np.ndarray,
     radius: float,
+    plane_radius: float,
     edges: np.ndarray,
     faces: np.ndarray,
     owner: np.ndarray,
@@ -337,7 +343,7 @@ def _pairs(
             for d in range(3):
                 d0 += plane_normals[k, d] * (x0[i, d] - plane_origins[k, d])
                 d1 += plane_normals[k, d] * (x1[i, d] - plane_origins[k, d])
-            if d0 < radius or d1 < radius:
+            if d0 < plane_radius or d1 < plane_radius:
                 pv = _push(pv, n_pv, k, i)
                 n_pv += 1
     return ee[:n_ee], fv[:n_fv], vv[:n_vv], pv[:n_pv]

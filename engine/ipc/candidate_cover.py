@@ -23,14 +23,16 @@ from engine.ipc import ipctk_gateway as ipc
 
 @dataclass(frozen=True)
 class CandidateCover:
-    """Broad-phase candidates that hold every pair closer than 2 dhat at any positions whose
+    """Broad-phase candidates that hold every pair closer than dhat at any positions whose
     vertices all stay inside per-vertex boxes [lo, hi] (m), possibly after one common
     translation with no downward part, and every pair CCD must check on a straight move
     between two such positions.
 
-    Built over a move x0 -> x1 with boxes inflated by dhat + margin: a vertex within `margin`
-    of its box over the move keeps every primitive's dhat-inflated box inside that primitive's
-    inflated swept box. Newton's later iterates of a time step move by far less than dhat, so
+    Built over a move x0 -> x1 with boxes inflated by dhat / 2 + margin (two boxes inflated by
+    dhat / 2 meet for pairs within dhat) and planes reached within dhat + margin (a vertex's
+    box meets a plane only within its own inflation): a vertex within `margin` of its box over
+    the move keeps every primitive's box at a query inside that primitive's inflated swept
+    box. Newton's later iterates of a time step move by far less than dhat, so
     one broad phase serves the step's CCD queries and line-search contact sets until an
     iterate leaves the cover.
 
@@ -48,7 +50,7 @@ class CandidateCover:
         cls, mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float, margin: float
     ) -> CandidateCover:
         """The cover of the move x0 -> x1 (n, 3) with `margin` (m) of room around it."""
-        candidates = ipc.swept_candidates(mesh, x0, x1, dhat + margin)
+        candidates = ipc.swept_candidates(mesh, x0, x1, 0.5 * dhat + margin, dhat + margin)
         inner = margin * (1.0 - 1e-6)  # round-off of the boxes' inflation stays inside
         return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, candidates)
 

@@ -129,7 +129,7 @@ class CollisionLayout:
         cover = covers.get((a, b, radius))
         if cover is None or not cover.covers(xs):
             margin = PAIR_COVER_MARGIN * radius
-            cover = CandidateCover.of_move(mesh, xs, xs, 0.5 * radius, margin)
+            cover = CandidateCover.of_move(mesh, xs, xs, radius, margin)
             covers[(a, b, radius)] = cover
         return mesh, rows, ipc.collisions_within_among(cover.candidates, mesh, xs, radius)
 

@@ -68,7 +68,7 @@ class ContactTerm:
         self._current: np.ndarray | None = None
         self._min_d2 = np.inf
         self._evaluated: tuple[np.ndarray, np.ndarray, ipc.NormalCollisions] | None = None
-        # The last step's cover: its boxes still hold every pair within 2 dhat of positions
+        # The last step's cover: its boxes still hold every pair within dhat of positions
         # inside them, so the first contact set of this step needs no broad phase when the
         # initial guess lies inside (it moves by about one step's motion).
         self._cover: CandidateCover | None = cover_prev

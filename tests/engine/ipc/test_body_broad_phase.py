@@ -263,3 +263,21 @@ def test_the_contact_set_holds_exactly_the_pairs_within_dhat_the_grounds_too():
         wide = ipctk.NormalCollisions()
         wide.build(mesh, x, 2 * DHAT, 0.0, ipctk.LBVH())
         assert len(wide) == 1  # the pair a 2 dhat build lists either way
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_plane_radius_of_its_own_changes_only_the_planes_pairs(seed):
+    """Boxes inflated by r pair primitives within 2 r, a vertex's box reaches a plane only
+    within r: the pairs within dhat take r = dhat / 2 and the plane dhat. With a plane radius
+    of its own, the primitives' pairs are the ones of the radius and the plane's pairs those
+    of the plane radius."""
+    mesh, x0 = _cube_mesh_with_a_ground_slab()
+    bp = ipc.bodies_of(mesh)
+    assert bp is not None
+    x1 = x0 + np.random.default_rng(seed).normal(0.0, 2e-4, size=x0.shape)
+    split = bp.pairs(x0, x1, 0.5 * DHAT, DHAT)
+    small, large = bp.pairs(x0, x1, 0.5 * DHAT), bp.pairs(x0, x1, DHAT)
+    for kind in range(3):
+        np.testing.assert_array_equal(split[kind], small[kind])
+    np.testing.assert_array_equal(split[3], large[3])
+    assert len(large[3]) > len(small[3])  # vertices between dhat / 2 and dhat of the ground

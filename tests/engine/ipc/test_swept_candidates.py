@@ -1,10 +1,9 @@
 """One broad phase (engine.ipc.candidate_cover.CandidateCover: swept over a Newton step's move, with room
 around it) serves the CCD queries and line-search contact sets of the time step while the
 iterates stay covered. Contact sets built from it must give what a full build gives (the same
-barrier energy, gradient and closest distance): every pair within 2 dhat (the barrier's build
-radius, workaround 1 of engine.ipc.ipctk_gateway) at a covered position is a candidate. The full
-build may leave out pairs between dhat and 2 dhat, where the barrier is exactly zero, so the
-counts may differ. The CCD answer is the plain query's."""
+barrier energy, gradient and closest distance): every pair within dhat at a covered position,
+the ground's included (workaround 1 of engine.ipc.ipctk_gateway), is a candidate; pairs that
+stay further apart inside the cover are not. The CCD answer is the plain query's."""
 
 from __future__ import annotations
 
@@ -186,3 +185,32 @@ def test_a_cover_holds_positions_translated_together_but_never_down_towards_the_
             ipc.active_collisions_among(cover.candidates, mesh, lowered, DHAT), mesh, lowered
         )
     assert not cover.covers(lowered)
+
+
+def test_a_cover_holds_the_grounds_pairs_within_dhat_and_no_pairs_beyond_it():
+    """A vertex that comes 0.95 dhat above the ground inside the cover (margin dhat), from
+    1.9 dhat at the move's end, is a candidate: the plane is reached within dhat + margin, not
+    only within a box's inflation for pairs of primitives (dhat / 2 + margin); two triangles
+    that stay 0.3 dhat further apart than dhat + 2 margin inside it are not."""
+    tri = np.array([[0, 1, 2]], dtype=np.int32)
+    x0 = np.array([[0.0, 0.0, 2.4 * DHAT], [0.01, 0.0, 0.01], [0.0, 0.01, 0.01]])
+    mesh = ipc.collision_mesh(x0, tri, np.zeros(3, dtype=np.int32), ground=True)
+    x1 = x0.copy()
+    x1[0, 2] = 1.9 * DHAT
+    cover = CandidateCover.of_move(mesh, x0, x1, DHAT, DHAT)
+    inside = x1.copy()
+    inside[0, 2] = 0.95 * DHAT
+    assert cover.covers(inside)
+    _assert_same_barrier(
+        ipc.active_collisions_among(cover.candidates, mesh, inside, DHAT), mesh, inside
+    )
+    assert len(ipc.active_collisions(mesh, inside, DHAT)) == 1
+    # The test can fail: planes reached only within a box's inflation miss the pair.
+    narrow = ipc.swept_candidates(mesh, x0, x1, 1.5 * DHAT, 1.5 * DHAT)
+    with pytest.raises(AssertionError):
+        _assert_same_barrier(ipc.active_collisions_among(narrow, mesh, inside, DHAT), mesh, inside)
+
+    far, y0 = _two_triangles(3.3 * DHAT)  # dhat + 2 margin + 0.3 dhat apart
+    far_cover = CandidateCover.of_move(far, y0, y0, DHAT, DHAT)
+    assert len(far_cover.candidates) == 0
+    assert len(CandidateCover.of_move(far, y0, y0, DHAT, 1.2 * DHAT).candidates) > 0
