@@ -366,7 +366,7 @@ class SimulationParams:
         help="after the hold, raise a force (or torque) on the object's centre of mass in load "
         "steps until it leaves the grip, per direction of the grasp frame ('all': along, "
         "across, up, down, twist, tilt, turn; engine.grasp.disturbance); each direction costs "
-        "3-8 time steps",
+        "2-8 time steps",
         choices=DISTURB_CHOICES,
         flag="--disturb",
         label="Disturbance",
