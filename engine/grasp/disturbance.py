@@ -128,7 +128,7 @@ def _ramp(
     if hint is not None and scale > 0.0:
         near = search_near(walk, hint, scale)
         if near is None:
-            return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
+            return _held(d, walk, unit)
         return _left(d, walk, near, unit)
     first = STEP_MULTIPLE * scale
     if limit is not None and 0.0 < first and limit <= first:
@@ -137,8 +137,13 @@ def _ramp(
             return _left(d, walk, left_at, unit)
     ramped = ramp_up(walk, scale, bound)
     if ramped is None:
-        return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
+        return _held(d, walk, unit)
     return _left(d, walk, ramped, unit)
+
+
+def _held(d: Direction, walk: _Walk, unit: float) -> Strength:
+    """The strength of a direction still held at the cap: the load reached, a lower bound."""
+    return Strength(d.name, walk.load, walk.load / unit, True, walk.steps, walk.its)
 
 
 def _left(d: Direction, walk: _Walk, left_at: float, unit: float) -> Strength:

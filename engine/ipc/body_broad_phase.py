@@ -10,8 +10,8 @@ face-vertex pairs of different bodies (ipctk's vertex-patch filter) whose boxes,
 the move and inflated by the radius (rounded outward, as ipctk rounds), overlap; vertex-vertex
 pairs of codimensional vertices (no edge) of different bodies; and plane-vertex pairs of each
 vertex within the radius of a plane at either end of the move (a radius of its own: a pair of
-boxes inflated by r each reaches pairs within 2 r, a vertex's box a plane only within r). The intersection test
-pairs edges and faces of different bodies the same way.
+boxes inflated by r each reaches pairs within 2 r, a vertex's box a plane only within r). The
+intersection test pairs edges and faces of different bodies the same way.
 """
 
 from __future__ import annotations

@@ -185,7 +185,8 @@ def ground_mesh(x0: np.ndarray) -> CollisionMesh:
 
 def active_collisions(mesh: CollisionMesh, x: np.ndarray, dhat: float) -> NormalCollisions:
     """The contact set of the barrier at positions x: the pairs closer than dhat, the plane's
-    included (workaround 1: candidates inflated by dhat)."""
+    included (workaround 1: candidates that reach the plane within dhat, primitives' boxes
+    inflated by dhat/2)."""
     return collisions_within_among(swept_candidates(mesh, x, x, 0.5 * dhat, dhat), mesh, x, dhat)
 
 
