@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -21,6 +22,7 @@ from engine.ipc.affine_body import (
     orthogonality_gradient_hessian,
 )
 from engine.ipc.helper_thread import in_pair, two_threads
+from engine.ipc.ldl_kernels import scatter_sum
 from engine.ipc.newton import upper_entries
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
@@ -83,9 +85,21 @@ class FreeInternalLayout:
             target[n_kept_var:],
             w[n_kept_var:],
         )
-        self._mass_data = self._mass_data_of(mass_h2)
-        # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl.
+        # The upper triangle's entries of the pattern, for engine.ipc.newton.PatternLdl, and
+        # where each pattern entry and each variable entry lands among them (-1: below the
+        # diagonal, or dropped): the factorization's data is scattered from the pads' data
+        # straight into its slots (InternalHessian.scatter_into).
         self.upper_index, self.upper_keys = upper_entries(self._indptr, self._indices, nz)
+        self._upper_of = np.full(self.nnz, -1, dtype=np.int64)
+        self._upper_of[self.upper_index] = np.arange(len(self.upper_index))
+        target = self._target_var
+        self._upper_var = np.where(target >= 0, self._upper_of[np.maximum(target, 0)], -1)
+        self._mass_data = self._mass_data_of(mass_h2)
+        self._upper_mass = self._mass_data[self.upper_index]
+        # (the factorization's slots of the upper entries, _source_slots of them)
+        self._var_slots: (
+            tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] | None
+        ) = None
 
     def _mass_data_of(self, mass_h2: sp.csr_matrix) -> np.ndarray:
         mass_w = mass_h2.tocoo().data[self._mass_keep] * self._mass_w
@@ -97,6 +111,7 @@ class FreeInternalLayout:
         pattern (a new layout costs ~4 ms)."""
         other = copy.copy(self)
         other._mass_data = self._mass_data_of(mass_h2)
+        other._upper_mass = other._mass_data[self.upper_index]
         return other
 
     def data(self, pad_data: list[np.ndarray], object_block: np.ndarray) -> np.ndarray:
@@ -109,6 +124,43 @@ class FreeInternalLayout:
             offset += len(data)
         values += self._mass_data
         return values
+
+    def scatter_upper(
+        self,
+        out: np.ndarray,
+        slots: np.ndarray,
+        pad_data: list[np.ndarray],
+        object_block: np.ndarray,
+        diagonal: list[tuple[int, float]],
+    ) -> None:
+        """Add the upper triangle of `data(pad_data, object_block)` plus `diagonal` ((unknown,
+        value) pairs) into out[slots] (slots: one per upper entry), each entry summed in the
+        order `data` sums it, so the result is the same to the bit."""
+        sources = (*pad_data, object_block.ravel())
+        cached = self._var_slots
+        if cached is None or cached[0] is not slots:
+            cached = self._var_slots = (slots, self._source_slots(slots, sources))
+        for data, (index, slot, weight) in zip(sources, cached[1], strict=True):
+            _scatter_add(out, slot, data, index, weight)
+        scatter_sum(out, slots, self._upper_mass)
+        for k, value in diagonal:
+            out[slots[self._upper_of[self.diagonal_slot(k)]]] += value
+
+    def _source_slots(
+        self, slots: np.ndarray, sources: tuple[np.ndarray, ...]
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per source (each pad's data, the object's block): which of its entries land in the
+        upper triangle, their slots in the factorization's data and their weights. Looked up
+        once per analysis (the factorization passes the same slots while it holds), not per
+        matrix; about half of the entries lie below the diagonal and are skipped."""
+        out, offset = [], 0
+        for data in sources:
+            upper = self._upper_var[offset : offset + len(data)]
+            index = np.flatnonzero(upper >= 0)
+            weight = self._weight_var[offset : offset + len(data)][index]
+            out.append((index.astype(np.int32), slots[upper[index]].astype(np.int32), weight))
+            offset += len(data)
+        return out
 
     def with_data(self, values: np.ndarray) -> sp.csr_matrix:
         """The CSR matrix of this pattern holding `values` (not copied)."""
@@ -135,6 +187,48 @@ def _gather_add(
         t = target[offset + i]
         if t >= 0:
             out[t] += data[i] * weight[offset + i]
+
+
+@njit(cache=True)
+def _scatter_add(
+    out: np.ndarray, slots: np.ndarray, data: np.ndarray, index: np.ndarray, weight: np.ndarray
+) -> None:
+    # out[slots[k]] += data[index[k]] weight[k], in order (index increasing).
+    for k in range(len(index)):
+        out[slots[k]] += data[index[k]] * weight[k]
+
+
+@dataclass
+class InternalHessian:
+    """The internal terms' Hessian over the reduced unknowns, kept as the pads' assembled data,
+    the object's 12x12 block and later diagonal additions (the closing coordinate's
+    curvature): the factorization scatters its upper triangle straight into its own data
+    (engine.ipc.pattern_ldl's ScatteredPart) without the gathered copy `values` makes."""
+
+    layout: FreeInternalLayout
+    pad_data: list[np.ndarray]
+    object_block: np.ndarray
+    diagonal: list[tuple[int, float]] = field(default_factory=list)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The upper triangle's keys col * n + row (the layout's, one object per layout)."""
+        return self.layout.upper_keys
+
+    def add_diagonal(self, k: int, value: float) -> None:
+        """Add `value` to the diagonal entry of unknown k."""
+        self.diagonal.append((k, value))
+
+    def values(self) -> np.ndarray:
+        """The data in the layout's pattern (`layout.with_data` makes it a matrix)."""
+        values = self.layout.data(self.pad_data, self.object_block)
+        for k, value in self.diagonal:
+            values[self.layout.diagonal_slot(k)] += value
+        return values
+
+    def scatter_into(self, out: np.ndarray, slots: np.ndarray) -> None:
+        """Add the upper triangle into out[slots] (slots: one per key)."""
+        self.layout.scatter_upper(out, slots, self.pad_data, self.object_block, self.diagonal)
 
 
 class InternalTerm:
@@ -192,9 +286,9 @@ class InternalTerm:
 
     def gradient_hessian(
         self, u: np.ndarray, project: bool = True
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient over all DOFs and the Hessian over the reduced unknowns as its data in
-        `self.layout`'s pattern; with `project` each pad element's block and the object's
+    ) -> tuple[np.ndarray, InternalHessian]:
+        """Gradient over all DOFs and the Hessian over the reduced unknowns (in
+        `self.layout`'s pattern); with `project` each pad element's block and the object's
         orthogonality block are PSD-projected, else exact. A pad tet whose deformation moved by
         at most 1e-3 since its block was computed keeps that block
         (engine.fem.element_hessian_cache); the gradient is always exact."""
@@ -210,7 +304,7 @@ class InternalTerm:
             pad_data.append(data)
         _, go, ho = orthogonality_gradient_hessian(s.object_state(u), self.k_ortho_volume, project)
         g[s.obj_dof] += go
-        return g, self.layout.data(pad_data, ho)
+        return g, InternalHessian(self.layout, pad_data, ho)
 
     def _per_pad(self, of_pad: Callable[[int], T]) -> list[T]:
         """[of_pad(k) for each pad k]: the two pads on two threads when each has at least
@@ -229,9 +323,9 @@ class InternalTerm:
 
     def add_gradient_hessian(self, u: np.ndarray, project: bool, out: Assembly) -> None:
         """Add the gradient at u and set the Hessian's fixed pattern and data in `out`."""
-        g, data = self.gradient_hessian(u, project)
+        g, hessian = self.gradient_hessian(u, project)
         out.add_full_gradient(g)
-        out.set_internal(self.layout, data)
+        out.set_internal(hessian)
 
     def max_step(self, u: np.ndarray, du_free: np.ndarray, du: np.ndarray) -> float:
         """No constraint: the full step is allowed (inversions show up as infinite energy)."""

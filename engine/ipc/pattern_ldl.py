@@ -31,13 +31,37 @@ from engine.ipc.supernodal_ldl import (
 )
 
 
+class ScatteredPart(Protocol):
+    """A part that adds its upper-triangle values into a factorization's data itself (from
+    data it keeps in another layout, without a gathered copy)."""
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Its upper-triangle keys col * n + row (row <= col), each once."""
+        ...
+
+    def scatter_into(self, out: np.ndarray, slots: np.ndarray) -> None:
+        """Add the value of keys[k] into out[slots[k]] for every k."""
+        ...
+
+
+# A part of a SummedMatrix: (keys col * n + row with row <= col, values), keys may repeat
+# (summed), or a ScatteredPart.
+Part: TypeAlias = "tuple[np.ndarray, np.ndarray] | ScatteredPart"
+
+
+def part_keys(part: Part) -> np.ndarray:
+    """A part's upper-triangle keys."""
+    return part[0] if isinstance(part, tuple) else part.keys
+
+
 class SummedMatrix(Protocol):
     """A symmetric matrix kept as a sum of parts, each given by its upper-triangle entries."""
 
     @property
     def shape(self) -> tuple[int, int]: ...
-    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """[(keys col * n + row with row <= col, values)] per part; keys may repeat (summed)."""
+    def upper_parts(self) -> list[Part]:
+        """Its parts (Part), summed in this order."""
         ...
 
     @property
@@ -308,6 +332,7 @@ class PatternLdl:
         are summed into their slots, so no canonical copy is made.
         """
         n = h.shape[0]
+        parts: list[Part]
         if isinstance(h, sp.csr_matrix):
             parts, hubs = [self._csr_upper(h)], np.zeros(0, dtype=np.int64)
         else:
@@ -315,7 +340,7 @@ class PatternLdl:
         sym = self._by_n.get(n)
         slots = None if sym is None else self._all_slots(parts, sym)
         if sym is None or slots is None:
-            keys = np.concatenate([keys for keys, _ in parts])
+            keys = np.concatenate([part_keys(part) for part in parts])
             if sym is None:
                 union = np.unique(keys)
             else:
@@ -326,8 +351,11 @@ class PatternLdl:
             slots = self._all_slots(parts, sym)
             assert slots is not None  # the union holds every key now
         sym.ax[:] = 0.0
-        for sl, (_, values) in zip(slots, parts, strict=True):
-            scatter_sum(sym.ax, sl, np.ascontiguousarray(values, dtype=np.float64))
+        for sl, part in zip(slots, parts, strict=True):
+            if isinstance(part, tuple):
+                scatter_sum(sym.ax, sl, np.ascontiguousarray(part[1], dtype=np.float64))
+            else:
+                part.scatter_into(sym.ax, sl)
         definite = sym.factor_numeric()
         # A failed factorization overwrote part of sym's L and D: no last factor then.
         self._last = PatternFactor(sym) if definite else None
@@ -344,13 +372,11 @@ class PatternLdl:
             return None
         return self._last
 
-    def _all_slots(
-        self, parts: list[tuple[np.ndarray, np.ndarray]], sym: _Symbolic
-    ) -> list[np.ndarray] | None:
+    def _all_slots(self, parts: list[Part], sym: _Symbolic) -> list[np.ndarray] | None:
         """Every part's slots in sym's data, None if a key is missing from its union."""
         out = []
-        for k, (keys, _) in enumerate(parts):
-            slots = self._slots_in(k, keys, sym)
+        for k, part in enumerate(parts):
+            slots = self._slots_in(k, part_keys(part), sym)
             if slots is None:
                 return None
             out.append(slots)

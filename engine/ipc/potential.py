@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.contact_term import ContactTerm
-from engine.ipc.internal_term import FreeInternalLayout, InternalTerm
+from engine.ipc.internal_term import FreeInternalLayout, InternalHessian, InternalTerm
+from engine.ipc.pattern_ldl import Part
 from engine.ipc.reduction import Reduction
 from engine.ipc.system import GraspSystem
 from engine.ipc.terms import Assembly, Term
@@ -45,13 +46,22 @@ LOAD_GAP = 1e-3
 @dataclass(frozen=True)
 class ReducedHessian:
     """The Newton matrix internal + J^T H_c J over the reduced unknowns, kept as its two parts
-    (engine.ipc.pattern_ldl.SummedMatrix): the internal terms' data in their fixed pattern and the
-    contact Hessian over the collision vertices' coordinates (None without contact)."""
+    (engine.ipc.pattern_ldl.SummedMatrix): the internal terms' Hessian in their fixed pattern
+    and the contact Hessian over the collision vertices' coordinates (None without contact)."""
 
-    internal_data: np.ndarray
-    layout: FreeInternalLayout
+    internal: InternalHessian
     contact: sp.csc_matrix | sp.csr_matrix | None
     reduction: Reduction
+
+    @property
+    def layout(self) -> FreeInternalLayout:
+        """The internal terms' fixed pattern."""
+        return self.internal.layout
+
+    @property
+    def internal_data(self) -> np.ndarray:
+        """The internal terms' data in `layout`'s pattern (gathered on each call)."""
+        return self.internal.values()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -63,9 +73,10 @@ class ReducedHessian:
         """The object's affine unknowns and the closing coordinate (Reduction.hubs)."""
         return self.reduction.hubs
 
-    def upper_parts(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The two parts' upper-triangle entries (keys col * n + row, values)."""
-        parts = [(self.layout.upper_keys, self.internal_data[self.layout.upper_index])]
+    def upper_parts(self) -> list[Part]:
+        """The two parts' upper-triangle entries: the internal Hessian scatters its own (a
+        ScatteredPart), the contact part as (keys col * n + row, values)."""
+        parts: list[Part] = [self.internal]
         if self.contact is not None:
             parts.append(self.reduction.upper_triplets(self.contact))
         return parts
@@ -188,11 +199,9 @@ class IncrementalPotential:
         out = Assembly(self.reduction)
         for term in self.terms:
             term.add_gradient_hessian(u, project, out)
-        if out.gradient is None or out.layout is None or out.internal_data is None:
+        if out.gradient is None or out.internal is None:
             raise ValueError("a potential's first term must be its InternalTerm")
-        hessian = ReducedHessian(
-            out.internal_data, out.layout, out.collision_hessian, self.reduction
-        )
+        hessian = ReducedHessian(out.internal, out.collision_hessian, self.reduction)
         return out.gradient, hessian
 
     @property

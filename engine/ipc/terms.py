@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from engine.ipc.reduction import Reduction
 
 if TYPE_CHECKING:
-    from engine.ipc.internal_term import FreeInternalLayout
+    from engine.ipc.internal_term import InternalHessian
 
 
 class Term(Protocol):
@@ -77,8 +77,7 @@ class Assembly:
         self.reduction = reduction
         self._gradient: np.ndarray | None = None
         self._closing = 0.0  # dE/ds, added last (see `gradient`)
-        self.layout: FreeInternalLayout | None = None
-        self.internal_data: np.ndarray | None = None
+        self.internal: InternalHessian | None = None
         self.collision_hessian: sp.csr_matrix | sp.csc_matrix | None = None
 
     @property
@@ -100,9 +99,9 @@ class Assembly:
         """Add a gradient over all DOFs."""
         self._add(self.reduction.restrict(g))
 
-    def set_internal(self, layout: FreeInternalLayout, data: np.ndarray) -> None:
+    def set_internal(self, hessian: InternalHessian) -> None:
         """The fixed-pattern Hessian (the internal term's) that the others add into."""
-        self.layout, self.internal_data = layout, data
+        self.internal = hessian
 
     def add_collision_gradient(self, g: np.ndarray) -> None:
         """Add a gradient over the collision vertices' coordinates (3 n_collision,)."""
@@ -124,6 +123,6 @@ class Assembly:
     def add_closing_curvature(self, value: float) -> None:
         """Add d^2E/ds^2 (the closing coordinate's diagonal is in the internal pattern: the
         glued vertices' mass, FreeInternalLayout)."""
-        if self.layout is None or self.internal_data is None:
+        if self.internal is None:
             raise ValueError("the internal term must be added first")
-        self.internal_data[self.layout.diagonal_slot(self.reduction.s_index)] += value
+        self.internal.add_diagonal(self.reduction.s_index, value)

@@ -1,7 +1,9 @@
 """The Newton matrix kept as two parts (engine.ipc.potential.ReducedHessian: the internal terms
 in their fixed pattern and the contact Hessian mapped through the reduced Jacobian as triplets)
-is the sum internal + J^T H_c J, and PatternLdl factorizes it as it factorizes that sum. Checked
-on every Newton matrix of a real squeeze and lift, force-driven jaws included."""
+is the sum internal + J^T H_c J, and PatternLdl factorizes it as it factorizes that sum; the
+internal part's upper triangle scattered straight into the factorization's data is its
+gathered data to the bit. Checked on every Newton matrix of a real squeeze and lift,
+force-driven jaws (the closing coordinate's curvature) included."""
 
 from __future__ import annotations
 
@@ -10,15 +12,25 @@ import pytest
 import scipy.sparse as sp
 
 from engine.ipc import potential
-from engine.ipc.pattern_ldl import PatternLdl
+from engine.ipc.pattern_ldl import Part, PatternLdl
 from engine.ipc.sparse_factors import LdlFactor
 
 pytestmark = pytest.mark.slow
 
 
-def _upper_sum(parts: list[tuple[np.ndarray, np.ndarray]], n: int) -> sp.csr_matrix:
-    keys = np.concatenate([k for k, _ in parts])
-    values = np.concatenate([v for _, v in parts])
+def _entries(part: Part) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, values) of a part; a ScatteredPart scattered into a vector of its own."""
+    if isinstance(part, tuple):
+        return part
+    values = np.zeros(len(part.keys))
+    part.scatter_into(values, np.arange(len(part.keys)))
+    return part.keys, values
+
+
+def _upper_sum(parts: list[Part], n: int) -> sp.csr_matrix:
+    entries = [_entries(part) for part in parts]
+    keys = np.concatenate([k for k, _ in entries])
+    values = np.concatenate([v for _, v in entries])
     cols, rows = np.divmod(keys, n)
     return sp.csr_matrix((values, (rows, cols)), shape=(n, n))
 
@@ -51,6 +63,11 @@ def test_parts_sum_to_the_newton_matrix_and_factorize_alike(monkeypatch):
             at_hub = (r.hub_slot[rows] >= 0) | (r.hub_slot[cols] >= 0)
             assert len(np.unique(keys[at_hub])) == int(at_hub.sum())
         assert abs(_upper_sum(h.upper_parts(), n) - expected).max() <= 1e-12 * abs(expected).max()
+        # The internal part scatters its upper triangle straight from the pads' data: summed
+        # in the order the gathered data sums it, the same to the bit.
+        keys, scattered = _entries(h.internal)
+        assert keys is h.layout.upper_keys
+        np.testing.assert_array_equal(scattered, h.internal_data[h.layout.upper_index])
         assert abs(sp.triu(full) - expected).max() <= 1e-12 * abs(expected).max()
         factor = ldl.factor(h)
         fresh = LdlFactor.of(full)
