@@ -41,9 +41,10 @@ class FreeInternalLayout:
     reduced unknowns (engine.ipc.reduction): H_z = P^T H P.
 
     The pads' element assembly has a fixed pattern, so the reduced matrix is a gather of the
-    assembled data: one bincount per Newton iteration instead of sparse slicing and sums. Each
-    full DOF maps to one unknown with a weight (1 for a free DOF, the closing direction for a
-    glued vertex of force-driven plates) or to none (prescribed).
+    assembled data instead of sparse slicing and sums (`data`), and the factorization takes its
+    upper triangle scattered from the element data straight into its own (`scatter_upper`).
+    Each full DOF maps to one unknown with a weight (1 for a free DOF, the closing direction
+    for a glued vertex of force-driven plates) or to none (prescribed).
     """
 
     def __init__(self, system: GraspSystem, mass_h2: sp.csr_matrix, reduction: Reduction) -> None:
