@@ -198,6 +198,51 @@ def _column_combination(
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _column_pair(
+    lx: np.ndarray,
+    lp: np.ndarray,
+    f: int,
+    k: int,
+    q: int,
+    length: np.uint64,
+    scale: np.ndarray,
+    scale2: np.ndarray,
+    acc: np.ndarray,
+    acc2: np.ndarray,
+) -> None:
+    """_column_combination for rows q (scale, into acc[:length]) and q + 1 (scale2, into
+    acc2[:length - 1]) in one pass: row q + 1's combination reads the same entries shifted by
+    one, so each is loaded once for both, and each sum is taken in _column_combination's order
+    (the same bits)."""
+    for i in range(length):
+        acc[i] = 0.0
+        acc2[i] = 0.0
+    c = 0
+    while c + 4 <= k:
+        b0 = lp[f + c] + np.uint64(q - c - 1)
+        b1 = lp[f + c + 1] + np.uint64(q - c - 2)
+        b2 = lp[f + c + 2] + np.uint64(q - c - 3)
+        b3 = lp[f + c + 3] + np.uint64(q - c - 4)
+        s0, s1, s2, s3 = scale[c], scale[c + 1], scale[c + 2], scale[c + 3]
+        t0, t1, t2, t3 = scale2[c], scale2[c + 1], scale2[c + 2], scale2[c + 3]
+        acc[0] += lx[b0] * s0 + lx[b1] * s1 + lx[b2] * s2 + lx[b3] * s3
+        for i in range(np.uint64(1), length):
+            x0, x1, x2, x3 = lx[b0 + i], lx[b1 + i], lx[b2 + i], lx[b3 + i]
+            acc[i] += x0 * s0 + x1 * s1 + x2 * s2 + x3 * s3
+            acc2[i - np.uint64(1)] += x0 * t0 + x1 * t1 + x2 * t2 + x3 * t3
+        c += 4
+    while c < k:
+        b0 = lp[f + c] + np.uint64(q - c - 1)
+        s0, t0 = scale[c], scale2[c]
+        acc[0] += lx[b0] * s0
+        for i in range(np.uint64(1), length):
+            x0 = lx[b0 + i]
+            acc[i] += x0 * s0
+            acc2[i - np.uint64(1)] += x0 * t0
+        c += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _update_from_descendants(
     lx: np.ndarray,
     lp: np.ndarray,
@@ -212,9 +257,11 @@ def _update_from_descendants(
     pos: np.ndarray,
     scale: np.ndarray,
     acc: np.ndarray,
+    scale2: np.ndarray,
+    acc2: np.ndarray,
 ) -> None:
     """Supernode s's columns less their descendants' contributions (pos: each row's place in
-    s's structure)."""
+    s's structure); a descendant's rows two at a time (_column_pair)."""
     f = start[s]
     # Descendants: for each of their rows q in this supernode's columns, the column
     # L_D(rows >= q, :) D_D L_D(q, :)^T, scattered into column q.
@@ -224,15 +271,25 @@ def _update_from_descendants(
         kd = start[sd + 1] - fd
         md = 1 + np.int64(lp[fd + 1] - lp[fd])
         rows = np.int64(lp[fd]) - 1  # li[rows + i] is row i of sd's structure (i >= 1)
-        for q in range(up1[u], up2[u]):
+        q = up1[u]
+        while q < up2[u]:
+            pair = q + 1 < up2[u]  # rows q and q + 1 in one pass over sd's columns
             for c in range(kd):
                 scale[c] = d[fd + c] * lx[lp[fd + c] + np.uint64(q - c - 1)]
-            _column_combination(lx, lp, fd, kd, q, np.uint64(md - q), scale, acc)
-            j = li[rows + q]
-            d[j] -= acc[0]
-            column = np.int64(lp[j]) - (j - f) - 1
-            for i in range(1, md - q):
-                lx[column + pos[li[rows + q + i]]] -= acc[i]
+                if pair:
+                    scale2[c] = d[fd + c] * lx[lp[fd + c] + np.uint64(q - c)]
+            if pair:
+                _column_pair(lx, lp, fd, kd, q, np.uint64(md - q), scale, scale2, acc, acc2)
+            else:
+                _column_combination(lx, lp, fd, kd, q, np.uint64(md - q), scale, acc)
+            for t in range(2 if pair else 1):
+                a = acc2 if t else acc
+                j = li[rows + q + t]
+                d[j] -= a[0]
+                column = np.int64(lp[j]) - (j - f) - 1
+                for i in range(1, md - q - t):
+                    lx[column + pos[li[rows + q + t + i]]] -= a[i]
+            q += 2 if pair else 1
 
 
 @njit(cache=True, nogil=True)
@@ -267,6 +324,8 @@ def supernodal_factor(
             width = m
     acc = np.empty(width)
     scale = np.empty(width)
+    acc2 = np.empty(width)
+    scale2 = np.empty(width)
     for t in range(first, stop):
         s = sorder[t]
         f, last = start[s], start[s + 1]
@@ -285,7 +344,9 @@ def supernodal_factor(
                 d[-1 - dst[e]] = ax[src[e]]
             else:
                 lx[dst[e]] = ax[src[e]]
-        _update_from_descendants(lx, lp, li, d, start, uptr, ud, up1, up2, s, pos, scale, acc)
+        _update_from_descendants(
+            lx, lp, li, d, start, uptr, ud, up1, up2, s, pos, scale, acc, scale2, acc2
+        )
         # The supernode's own columns, left to right.
         for c in range(ncol):
             j = f + c
