@@ -4,6 +4,7 @@ newest answer wins, stale answers counted, a dead worker's job sent again once, 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.gui
 class ToyJob:
     request: int
     action: str = "echo"
+    gate: str = ""  # a file the worker waits for before it answers ("": answer at once)
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ def toy_main(inbox, outbox) -> None:
             return
         if job.action == "die":
             os._exit(5)
+        while job.gate and not os.path.exists(job.gate):
+            time.sleep(0.005)
         outbox.put(ToyAnswer(job.request, os.getpid()))
 
 
@@ -58,7 +62,7 @@ def _client(parent, seen: Seen, **kw) -> WorkerClient:
     )  # fmt: skip
 
 
-def test_a_burst_is_one_job_and_only_the_newest_answer_counts(parent, qtbot):
+def test_a_burst_is_one_job_and_only_the_newest_answer_counts(parent, qtbot, tmp_path):
     seen = Seen()
     client = _client(parent, seen, debounce_ms=30)
     try:
@@ -66,12 +70,16 @@ def test_a_burst_is_one_job_and_only_the_newest_answer_counts(parent, qtbot):
             client.submit(ToyJob(client.new_request()))
         qtbot.waitUntil(lambda: bool(seen.answers), timeout=60_000)
         assert client.sent == 1 and [a.request for a in seen.answers] == [3]
-        # An answer to a request forgotten before it came is stale, not an answer.
+        # An answer to a request forgotten before it came is stale, not an answer. The worker
+        # answers only once the gate file exists, so the answer comes after forget() however
+        # fast or slow the machine is.
+        gate = tmp_path / "answer"
         client.submit(ToyJob(client.new_request()))
         client.cancel_pending()  # a waiting job dropped is never sent
-        client.submit(ToyJob(client.new_request()))
+        client.submit(ToyJob(client.new_request(), gate=str(gate)))
         qtbot.waitUntil(lambda: client.sent == 2, timeout=10_000)
         client.forget()
+        gate.touch()
         qtbot.waitUntil(lambda: bool(seen.stale), timeout=60_000)
         assert [a.request for a in seen.stale] == [5] and client.stale_answers == 1
         assert len(seen.answers) == 1
