@@ -16,7 +16,7 @@ def mat3() -> np.ndarray:
     return np.empty((3, 3))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def det3(f: np.ndarray) -> float:
     return (
         f[0, 0] * (f[1, 1] * f[2, 2] - f[1, 2] * f[2, 1])

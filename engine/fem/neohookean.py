@@ -236,7 +236,7 @@ def _scatter_kernel(
     return data
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scatter_element(
     data: np.ndarray, he: np.ndarray, pairs: np.ndarray, base: np.ndarray, stride: np.ndarray
 ) -> None:

@@ -22,7 +22,7 @@ from engine.fem.neohookean_density import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deformation_gradient(
     x: np.ndarray, tet: np.ndarray, dm_inv: np.ndarray, f: np.ndarray
 ) -> None:
@@ -34,7 +34,7 @@ def _deformation_gradient(
             f[i, j] = d1 * dm_inv[0, j] + d2 * dm_inv[1, j] + d3 * dm_inv[2, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shape_gradients(dm_inv: np.ndarray, bm: np.ndarray) -> None:
     """bm[a, j] = dF_ij / dx_{a,i} for the 4 vertices (row 0 = minus the sum of the others)."""
     for j in range(3):
@@ -56,7 +56,7 @@ def energy_kernel(
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def element_gradient(
     x: np.ndarray,
     tets: np.ndarray,
@@ -77,10 +77,20 @@ def element_gradient(
         return energy, False
     _shape_gradients(dm_inv[e], bm)
     vol = volumes[e]
+    # P and each shape gradient read into scalars before the stores into grad, which numba
+    # cannot tell apart from p and bm (every store would reload them).
+    p00, p01, p02 = p[0, 0], p[0, 1], p[0, 2]
+    p10, p11, p12 = p[1, 0], p[1, 1], p[1, 2]
+    p20, p21, p22 = p[2, 0], p[2, 1], p[2, 2]
     for a in range(4):
+        b0, b1, b2 = bm[a, 0], bm[a, 1], bm[a, 2]
         base = 3 * tets[e, a]
-        for i in range(3):
-            grad[base + i] += vol * (p[i, 0] * bm[a, 0] + p[i, 1] * bm[a, 1] + p[i, 2] * bm[a, 2])
+        g0 = vol * (p00 * b0 + p01 * b1 + p02 * b2)
+        g1 = vol * (p10 * b0 + p11 * b1 + p12 * b2)
+        g2 = vol * (p20 * b0 + p21 * b1 + p22 * b2)
+        grad[base] += g0
+        grad[base + 1] += g1
+        grad[base + 2] += g2
     return energy, True
 
 
@@ -152,7 +162,7 @@ def element_hessian_analytic(
     _mirror_upper(he)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def element_hessian_explicit(
     f: np.ndarray,
     bm: np.ndarray,
