@@ -23,8 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Compile the elastic kernels numba uses (the first frame of the built-in cube with "
             "the default grasp and parameters) into numba's cache folder, so that the first "
             "simulation after an install does not pay the compilation. The folder is "
-            "$NUMBA_CACHE_DIR when set, else $XDG_CACHE_HOME/ipcgrasp/numba "
-            "(~/.cache/ipcgrasp/numba)."
+            "$NUMBA_CACHE_DIR when set, else $XDG_CACHE_HOME/ipcgrasp/numba/<kernels> "
+            "(~/.cache/ipcgrasp/numba/<kernels>; <kernels> is a fingerprint of their sources, so "
+            "an update that changes one compiles them anew)."
         ),
     )
     p.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
