@@ -57,19 +57,14 @@ def psi(f: np.ndarray, mu: float, lam: float) -> float:
 @njit(cache=True, inline="always")
 def first_piola(f: np.ndarray, mu: float, lam: float, p: np.ndarray) -> float:
     """P = mu F + (lam ln J - mu) F^-T into p; returns J (p untouched if J <= 0)."""
-    # Written out on scalars (det3's expression, then cofactor (r, c) = f[r1, c1] f[r2, c2] -
-    # f[r1, c2] f[r2, c1] with r1, r2 = r + 1, r + 2 mod 3): the indexed loop ran the gradient
-    # kernels 1.3x slower.
+    j = det3(f)
+    if not j > 0.0:
+        return j
+    # Cofactor (r, c) = f[r1, c1] f[r2, c2] - f[r1, c2] f[r2, c1], r1, r2 = r + 1, r + 2 mod 3,
+    # written out on scalars: the indexed loop ran the gradient kernels 1.3x slower.
     f00, f01, f02 = f[0, 0], f[0, 1], f[0, 2]
     f10, f11, f12 = f[1, 0], f[1, 1], f[1, 2]
     f20, f21, f22 = f[2, 0], f[2, 1], f[2, 2]
-    j = (
-        f00 * (f11 * f22 - f12 * f21)
-        - f01 * (f10 * f22 - f12 * f20)
-        + f02 * (f10 * f21 - f11 * f20)
-    )
-    if not j > 0.0:
-        return j
     s = (lam * math.log(j) - mu) / j  # F^-T = cofactor(F) / J
     p[0, 0] = mu * f00 + s * (f11 * f22 - f12 * f21)
     p[0, 1] = mu * f01 + s * (f12 * f20 - f10 * f22)
