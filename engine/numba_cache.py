@@ -13,8 +13,8 @@ files of the kernels it calls (and compiles in), so after an edit or a `git pull
 fingerprint starts a fresh folder instead, and folders of old fingerprints unused for
 STALE_DAYS are removed. `import engine` calls `configure()`, before anything imports numba;
 inside, numba keeps one subfolder per source folder (`fem_<hash of its path>`), so several
-checkouts or installs do not share kernels. numba uses the folder only for modules whose `.py` file exists on disk, which is
-why the bundle ships every module with cached kernels as source
+checkouts or installs do not share kernels. numba uses the folder only for modules whose `.py`
+file exists on disk, which is why the bundle ships every module with cached kernels as source
 (packaging/pyinstaller/ipcgrasp.spec).
 `ipcgrasp warmup` fills it ahead of the first simulation.
 """
