@@ -16,7 +16,10 @@ Everything that depends on the pattern only (the supernodes, which supernode upd
 which rows, where each entry of A goes in L) is computed once per pattern (supernodal_pattern);
 the numeric pass (supernodal_factor) takes supernodes in any order in which each comes after
 its descendants, and a supernode's arithmetic does not depend on that order, so disjoint
-subtrees can be factored on two threads with the same result to the bit.
+subtrees can be factored on two threads with the same result to the bit. Nor does it depend on
+anything but A's entries in the supernode and its descendants' columns, so after a change of a
+few entries only their supernodes and those supernodes' ancestors need recomputing
+(supernodes_to_redo), again with the same result to the bit.
 """
 
 from __future__ import annotations
@@ -117,6 +120,40 @@ def supernodal_pattern(
         fill[targets[t]] += 1
     sptr, src, dst = _entry_targets(n, ap, ai, lp, li, owner, ns)
     return uptr, ud, up1, up2, sptr, src, dst
+
+
+def supernode_parents(start: np.ndarray, etree: np.ndarray) -> np.ndarray:
+    """Each supernode's parent supernode in the elimination tree (-1 at a root); a parent's
+    index is larger than its children's."""
+    ns = len(start) - 1
+    owner = np.repeat(np.arange(ns, dtype=np.int64), np.diff(start))
+    up = etree[start[1:] - 1]
+    return np.where(up >= 0, owner[np.maximum(up, 0)], -1).astype(np.int64)
+
+
+@njit(cache=True)
+def supernodes_to_redo(
+    ax_bits: np.ndarray,
+    kept_bits: np.ndarray,
+    sptr: np.ndarray,
+    src: np.ndarray,
+    parent: np.ndarray,
+) -> np.ndarray:
+    """Which supernodes a numeric pass must recompute when the factor of the values
+    `kept_bits` is in L and D and the matrix now holds `ax_bits` (both the values' bit
+    patterns, int64): those with an entry of A that changed, and their ancestors (a column of
+    L depends on A's entries in it and on its descendants' columns only)."""
+    ns = len(sptr) - 1
+    redo = np.zeros(ns, dtype=np.bool_)
+    for s in range(ns):
+        for e in range(sptr[s], sptr[s + 1]):
+            if ax_bits[src[e]] != kept_bits[src[e]]:
+                redo[s] = True
+                break
+    for s in range(ns):  # parents come after their children
+        if redo[s] and parent[s] >= 0:
+            redo[parent[s]] = True
+    return redo
 
 
 @njit(cache=True)

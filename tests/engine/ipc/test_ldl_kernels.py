@@ -3,7 +3,9 @@
 Laws checked: H x = b is solved to round-off for symmetric positive definite H; a matrix with a
 negative eigenvalue is reported not positive definite (Sylvester: LDL^T has as many negative
 pivots as H has negative eigenvalues); patterns that grow from matrix to matrix (a contact block
-appearing) are solved right whether the widened pattern keeps its order or is reordered.
+appearing) are solved right whether the widened pattern keeps its order or is reordered; a
+refactorization that recomputes only the supernodes a change of values reaches gives the full
+factorization's factor to the bit.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from engine.ipc import pattern_ldl
+from engine.ipc import pattern_ldl, supernodal_ldl
 from engine.ipc.pattern_ldl import PatternLdl
 
 
@@ -305,10 +307,11 @@ def test_the_factor_is_the_same_to_the_bit_on_one_thread_or_two(
     b = rng.standard_normal(n)
     x1 = one.solve(b)
     monkeypatch.setattr(ipctk_gateway, "_query_threads", 2)
-    two = ldl.factor(h)
+    # A fresh analysis: the same matrix again would recompute nothing (_redo_order).
+    two = PatternLdl().factor(h)
     assert two is not None
-    np.testing.assert_array_equal(sym.lx, lx)
-    np.testing.assert_array_equal(sym.d, d)
+    np.testing.assert_array_equal(two._sym.lx, lx)
+    np.testing.assert_array_equal(two._sym.d, d)
     np.testing.assert_array_equal(two.solve(b), x1)
     expected = spla.spsolve(h.h.tocsc(), b)
     assert np.max(np.abs(x1 - expected)) <= 1e-10 * np.max(np.abs(expected))
@@ -318,4 +321,91 @@ def test_the_factor_is_the_same_to_the_bit_on_one_thread_or_two(
         broken = h.h.tolil()
         broken[row, row] = -10.0
         assert ldl.factor(_Summed(broken.tocsr(), h.hubs)) is None
+    # A failed pass overwrote part of L and D: the next one recomputes everything.
     assert ldl.factor(h) is not None
+    np.testing.assert_array_equal(sym.lx, lx)
+    np.testing.assert_array_equal(sym.d, d)
+
+
+def _with_changed_entries(h: _Summed, rows: np.ndarray, scale: float) -> _Summed:
+    """h with its diagonal at `rows` scaled (the pattern unchanged)."""
+    changed = h.h.tolil()
+    for r in rows:
+        changed[r, r] = changed[r, r] * scale
+    return _Summed(changed.tocsr(), h.hubs)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_refactorization_after_a_few_changed_entries_is_the_full_factor_to_the_bit(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """Column j of L depends only on A's entries in column j and on the columns of j's
+    descendants: after a change of a few diagonal entries of one pad, the numeric pass
+    recomputes their supernodes and those supernodes' ancestors only (not the other pad's), and
+    its factor equals a full pass's over the new values bit for bit, on one thread or two."""
+    from engine.ipc import ipctk_gateway
+
+    monkeypatch.setattr(pattern_ldl, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(ipctk_gateway, "_query_threads", threads)
+    rng = np.random.default_rng(21)
+    h = _two_pads(rng)
+    n = h.shape[0]
+    ldl = PatternLdl()
+    assert ldl.factor(h) is not None
+    sym = ldl._by_n[n]
+    group = _column_groups(sym)
+    pad0 = sym.perm[np.flatnonzero(group == 0)]  # unknowns (h's indices) of group 0
+    changed = _with_changed_entries(h, rng.choice(pad0, 3, replace=False), 1.5)
+    # What the next pass will recompute, from the values it will see.
+    kept_bits = sym.ax.view(np.int64).copy()
+    sym.ax[:] = 0.0
+    keys, values = changed.upper_parts()[0]
+    slots = ldl._slots_in(0, keys, sym)
+    assert slots is not None
+    np.add.at(sym.ax, slots, values)
+    redo = supernodal_ldl.supernodes_to_redo(
+        sym.ax.view(np.int64), kept_bits, sym.plan.sptr, sym.plan.src, sym.sparent
+    )
+    group_of = group[sym.start[:-1]]
+    assert 0 < redo.sum() < len(redo)
+    assert not redo[group_of == 1].any()  # the other pad's supernodes are kept
+    assert redo[group_of == 2].all()  # the hubs' columns are every pad column's ancestors
+    partial = ldl.factor(changed)
+    full = PatternLdl().factor(changed)
+    assert partial is not None and full is not None
+    np.testing.assert_array_equal(sym.lx, full._sym.lx)
+    np.testing.assert_array_equal(sym.d, full._sym.d)
+    np.testing.assert_array_equal(sym.dinv, full._sym.dinv)
+    b = rng.standard_normal(n)
+    expected = spla.spsolve(changed.h.tocsc(), b)
+    assert np.max(np.abs(partial.solve(b) - expected)) <= 1e-10 * np.max(np.abs(expected))
+
+
+def test_a_change_of_bits_alone_marks_a_supernode_and_its_ancestors() -> None:
+    """supernodes_to_redo compares bit patterns (0.0 and -0.0 differ, as a pass would carry
+    the sign into L) and marks a changed supernode's whole path to its root, nothing else."""
+    # Supernodes 0 -> 2 -> 3 (root), 1 -> 3; one entry each.
+    sptr = np.arange(5, dtype=np.int64)
+    src = np.arange(4, dtype=np.int64)
+    parent = np.array([2, 3, 3, -1], dtype=np.int64)
+    kept = np.array([1.0, 0.0, 2.0, 3.0])
+    same = supernodal_ldl.supernodes_to_redo(
+        kept.view(np.int64), kept.view(np.int64).copy(), sptr, src, parent
+    )
+    assert not same.any()
+    signed = kept.copy()
+    signed[1] = -0.0
+    np.testing.assert_array_equal(
+        supernodal_ldl.supernodes_to_redo(
+            signed.view(np.int64), kept.view(np.int64), sptr, src, parent
+        ),
+        [False, True, False, True],
+    )
+    leaf = kept.copy()
+    leaf[0] = 1.5
+    np.testing.assert_array_equal(
+        supernodal_ldl.supernodes_to_redo(
+            leaf.view(np.int64), kept.view(np.int64), sptr, src, parent
+        ),
+        [True, False, True, True],
+    )
