@@ -73,6 +73,9 @@ def warm_up() -> tuple[int, int]:
         h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, 3,
         np.array([-1, -1, 0]), np.array([2]),
     )  # fmt: skip
+    # Nor a second Newton matrix of one analysis: which supernodes it recomputes.
+    one = np.zeros(1, dtype=np.int64)
+    supernodal_ldl.supernodes_to_redo(one, one, np.array([0, 1]), one, np.array([-1]))
     compiled = loaded = 0
     for module in KERNEL_MODULES:
         for kernel in vars(module).values():
