@@ -27,7 +27,6 @@ from engine.ipc.supernodal_ldl import (
     SupernodalPlan,
     supernodal_factor,
     supernodal_pattern,
-    supernode_parents,
     supernodes,
     supernodes_to_redo,
 )
@@ -133,14 +132,13 @@ class _Symbolic:
     # and whether the lighter group is worth a second thread (THREAD_MIN_WORK).
     start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     plan: SupernodalPlan = field(
-        default_factory=lambda: SupernodalPlan(*(np.zeros(0, dtype=np.int64),) * 7)
+        default_factory=lambda: SupernodalPlan(*(np.zeros(0, dtype=np.int64),) * 8)
     )
     sorder: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sbounds: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
     split: bool = False
-    # Each supernode's parent, and the values whose factor L and D hold (when `factored`):
-    # the next numeric pass recomputes only what changed since (_redo_order).
-    sparent: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # The values whose factor L and D hold (when `factored`): the next numeric pass
+    # recomputes only what changed since (_redo_order).
     ax_factored: np.ndarray = field(default_factory=lambda: np.zeros(0))
     factored: bool = False
 
@@ -155,14 +153,13 @@ class _Symbolic:
         self.split = bool(min(work[group == g].sum() for g in (0, 1)) >= THREAD_MIN_WORK)
         self.start = supernodes(n, self.lp, self.etree, group)
         self.plan = SupernodalPlan(
-            *supernodal_pattern(n, self.ap, self.ai, self.lp, self.li, self.start)
+            *supernodal_pattern(n, self.ap, self.ai, self.lp, self.li, self.start, self.etree)
         )
         # Within a group, supernodes by first column: each after its descendants.
         first_group = group[self.start[:-1]]
         self.sorder = np.argsort(first_group, kind="stable").astype(np.int64)
         self.sbounds = np.zeros(4, dtype=np.int64)
         np.cumsum(np.bincount(first_group, minlength=3), out=self.sbounds[1:])
-        self.sparent = supernode_parents(self.start, self.etree)
         self.ax_factored = np.zeros_like(self.ax)
         self.factored = False
         return self
@@ -201,7 +198,7 @@ class _Symbolic:
             return self.sorder, (int(bounds[1]), int(bounds[2]), int(bounds[3]))
         p = self.plan
         redo = supernodes_to_redo(
-            self.ax.view(np.int64), self.ax_factored.view(np.int64), p.sptr, p.src, self.sparent
+            self.ax.view(np.int64), self.ax_factored.view(np.int64), p.sptr, p.src, p.parent
         )
         keep = redo[self.sorder]
         counts = np.concatenate([[0], np.cumsum(keep)])

@@ -40,6 +40,7 @@ class SupernodalPlan(NamedTuple):
     sptr: np.ndarray
     src: np.ndarray
     dst: np.ndarray
+    parent: np.ndarray
 
 
 @njit(cache=True)
@@ -71,13 +72,19 @@ def supernodal_pattern(
     lp: np.ndarray,
     li: np.ndarray,
     start: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The numeric pass's plan for the supernodes `start` (supernodes()):
+    etree: np.ndarray,
+) -> tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]:
+    """The numeric pass's plan for the supernodes `start` (supernodes()) of the elimination
+    tree `etree`:
 
     - (uptr, ud, up1, up2): supernode s is updated by supernodes ud[uptr[s]:uptr[s + 1]]
       (ascending), each through the rows up1..up2 - 1 of its structure (those in s's columns);
     - (sptr, src, dst): A's entries of supernode s's columns are ax[src[e]] for e in
-      sptr[s]:sptr[s + 1], to lx[dst[e]], or to d[-1 - dst[e]] where dst[e] < 0 (the diagonal).
+      sptr[s]:sptr[s + 1], to lx[dst[e]], or to d[-1 - dst[e]] where dst[e] < 0 (the diagonal);
+    - parent: each supernode's parent supernode in the elimination tree (-1 at a root), whose
+      index is larger than its children's (supernodes_to_redo).
 
     A supernode's structure: its first column, then that column's rows in li.
     """
@@ -119,16 +126,12 @@ def supernodal_pattern(
         ud[at], up1[at], up2[at] = sources[t], firsts[t], ends[t]
         fill[targets[t]] += 1
     sptr, src, dst = _entry_targets(n, ap, ai, lp, li, owner, ns)
-    return uptr, ud, up1, up2, sptr, src, dst
-
-
-def supernode_parents(start: np.ndarray, etree: np.ndarray) -> np.ndarray:
-    """Each supernode's parent supernode in the elimination tree (-1 at a root); a parent's
-    index is larger than its children's."""
-    ns = len(start) - 1
-    owner = np.repeat(np.arange(ns, dtype=np.int64), np.diff(start))
-    up = etree[start[1:] - 1]
-    return np.where(up >= 0, owner[np.maximum(up, 0)], -1).astype(np.int64)
+    parent = np.full(ns, -1, dtype=np.int64)
+    for s in range(ns):
+        up = etree[start[s + 1] - 1]  # the parent of the supernode's last column
+        if up >= 0:
+            parent[s] = owner[up]
+    return uptr, ud, up1, up2, sptr, src, dst, parent
 
 
 @njit(cache=True)

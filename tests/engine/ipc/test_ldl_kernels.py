@@ -364,7 +364,7 @@ def test_a_refactorization_after_a_few_changed_entries_is_the_full_factor_to_the
     assert slots is not None
     np.add.at(sym.ax, slots, values)
     redo = supernodal_ldl.supernodes_to_redo(
-        sym.ax.view(np.int64), kept_bits, sym.plan.sptr, sym.plan.src, sym.sparent
+        sym.ax.view(np.int64), kept_bits, sym.plan.sptr, sym.plan.src, sym.plan.parent
     )
     group_of = group[sym.start[:-1]]
     assert 0 < redo.sum() < len(redo)
