@@ -372,11 +372,19 @@ class PatternLdl:
         sym = self._by_n.get(n)
         slots = None if sym is None else self._all_slots(parts, sym)
         if sym is None or slots is None:
-            keys = np.concatenate([part_keys(part) for part in parts])
             if sym is None:
-                union = np.unique(keys)
+                union = np.unique(np.concatenate([part_keys(part) for part in parts]))
             else:
-                # Widen the union by the missing keys only (union1d would re-sort ~50k keys).
+                # Widen the union by the missing keys only (union1d would re-sort ~50k keys),
+                # looked for among the parts not already placed in it (the internal part's
+                # keys, most of the matrix's, always are).
+                keys = np.concatenate(
+                    [
+                        part_keys(p)
+                        for k, p in enumerate(parts)
+                        if not self._placed(k, part_keys(p), sym)
+                    ]
+                )
                 extra = np.unique(keys[~_slots(sym.union, keys)[1]])
                 union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
             sym = self._by_n[n] = _Symbolic.of(union, n, hubs, sym)
@@ -414,13 +422,18 @@ class PatternLdl:
             out.append(slots)
         return out
 
+    def _placed(self, k: int, keys: np.ndarray, sym: _Symbolic) -> bool:
+        """Whether part k's `keys` are the ones last placed in sym (so sym's union holds them)."""
+        cached = self._part_slots.get(k)
+        if cached is None or cached[1] is not sym:
+            return False
+        return cached[0] is keys or bool(np.array_equal(cached[0], keys))
+
     def _slots_in(self, k: int, keys: np.ndarray, sym: _Symbolic) -> np.ndarray | None:
         """Positions of part k's keys in the permuted pattern's data (remembered while they
         repeat), None if one is missing from the union."""
-        cached = self._part_slots.get(k)
-        if cached is not None and cached[1] is sym:
-            if cached[0] is keys or np.array_equal(cached[0], keys):
-                return cached[2]
+        if self._placed(k, keys, sym):
+            return self._part_slots[k][2]
         positions = key_positions(
             sym.union, sym.column_start, len(sym.d), np.ascontiguousarray(keys, np.int64),
             sym.to_csc,
