@@ -281,3 +281,23 @@ def test_a_plane_radius_of_its_own_changes_only_the_planes_pairs(seed):
         np.testing.assert_array_equal(split[kind], small[kind])
     np.testing.assert_array_equal(split[3], large[3])
     assert len(large[3]) > len(small[3])  # vertices between dhat / 2 and dhat of the ground
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_ground_meshs_candidates_are_ipctks(seed):
+    """The ground mesh (vertices and the plane z = 0, ipctk_gateway.ground_mesh) has its own
+    broad phase: its plane-vertex candidates are those of ipctk's LBVH over every vertex, for
+    vertices on, near and far from the ground, at rest and moving, and ipctk's vertex-vertex
+    pairs among them are all of one body (the ground mesh's vertices are one patch)."""
+    rng = np.random.default_rng(seed)
+    x0 = np.c_[rng.uniform(-0.02, 0.02, (400, 2)), rng.uniform(0.0, 4.0 * DHAT, 400)]
+    x0[:40, 2] = rng.uniform(0.0, 1e-7, 40)  # resting: the barrier's equilibrium gaps
+    mesh = ipc.ground_mesh(x0)
+    near = 0
+    for scale in (0.0, 1e-5, 2e-4):
+        x1 = x0 + rng.normal(0.0, scale, size=x0.shape)
+        x1[:, 2] = np.abs(x1[:, 2])
+        for r in (0.0, 0.5 * DHAT, DHAT):
+            _assert_ipctk_candidates(mesh, x0, x1, r)
+            near += len(ipc.bodies_of(mesh).pairs(x0, x1, r)[3])
+    assert near > 0
