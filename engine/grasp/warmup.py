@@ -68,11 +68,12 @@ def warm_up() -> tuple[int, int]:
         frame.pad_vertices[0]
     )
     # The first frame has no contact: map a contact Hessian as ipctk returns one (CSC, int32).
+    # The barrier's and the friction's are summed first.
     h, j = sp.csc_matrix(np.eye(3)), sp.csr_matrix(np.eye(3))
+    hp, hi, hv = reduction._summed_csc([h, h])
     reduction._upper_triplets(
-        h.indptr, h.indices, h.data, j.indptr, j.indices, j.data, 3,
-        np.array([-1, -1, 0]), np.array([2]),
-    )  # fmt: skip
+        hp, hi, hv, j.indptr, j.indices, j.data, 3, np.array([-1, -1, 0]), np.array([2])
+    )
     # Nor a second Newton matrix of one analysis: which supernodes it recomputes.
     one = np.zeros(1, dtype=np.int64)
     supernodal_ldl.supernodes_to_redo(one, one, np.array([0, 1]), one, np.array([-1]))

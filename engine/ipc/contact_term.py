@@ -155,22 +155,32 @@ class ContactTerm:
 
     def gradient_hessian(
         self, u: np.ndarray, project: bool = True
-    ) -> tuple[np.ndarray, sp.csr_matrix | None]:
+    ) -> tuple[np.ndarray, sp.csr_matrix | sp.csc_matrix | None]:
         """Collision-space gradient and Hessian (None without contact), optionally PSD-projected."""
+        g, parts = self.gradient_hessians(u, project)
+        h = None
+        for part in parts:
+            h = part if h is None else h + part
+        return g, h
+
+    def gradient_hessians(
+        self, u: np.ndarray, project: bool = True
+    ) -> tuple[np.ndarray, list[sp.csc_matrix]]:
+        """Collision-space gradient and the Hessian's parts (the barrier's, then the friction's;
+        none without contact), optionally PSD-projected: their sum is gradient_hessian's."""
         s = self.system
         x = s.collision_vertices(u)
         g = np.zeros(3 * s.n_collision)
-        h = None
+        parts = []
         method = ipc.PSD_CLAMP if project else ipc.PSD_NONE
         if len(self.collisions):
             g += self.barrier.gradient(self.collisions, s.collision_mesh, x)
-            h = self.barrier.hessian(self.collisions, s.collision_mesh, x, method)
+            parts.append(self.barrier.hessian(self.collisions, s.collision_mesh, x, method))
         if len(self.tangential):
             dx = x - self.x_prev
             g += self.friction.gradient(self.tangential, s.collision_mesh, dx)
-            hf = self.friction.hessian(self.tangential, s.collision_mesh, dx, method)
-            h = hf if h is None else h + hf
-        return g, h
+            parts.append(self.friction.hessian(self.tangential, s.collision_mesh, dx, method))
+        return g, parts
 
     # --- the Term protocol (engine.ipc.terms) ------------------------------------------------
     def add_gradient(self, u: np.ndarray, out: Assembly) -> None:
@@ -179,9 +189,10 @@ class ContactTerm:
 
     def add_gradient_hessian(self, u: np.ndarray, project: bool, out: Assembly) -> None:
         """Add the gradient and Hessian at the current iterate u to `out`."""
-        g, h = self.gradient_hessian(u, project)
+        g, parts = self.gradient_hessians(u, project)
         out.add_collision_gradient(g)
-        out.add_collision_hessian(h)
+        for h in parts:  # summed where they are mapped to the unknowns (Reduction.upper_triplets)
+            out.add_collision_hessian(h)
 
     def structure(self) -> int:
         """The number of contact pairs at the current iterate (a pair gained or lost changes

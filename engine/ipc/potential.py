@@ -47,10 +47,11 @@ LOAD_GAP = 1e-3
 class ReducedHessian:
     """The Newton matrix internal + J^T H_c J over the reduced unknowns, kept as its two parts
     (engine.ipc.pattern_ldl.SummedMatrix): the internal terms' Hessian in their fixed pattern
-    and the contact Hessian over the collision vertices' coordinates (None without contact)."""
+    and the contact Hessian over the collision vertices' coordinates, as the parts that sum to
+    it (none without contact)."""
 
     internal: InternalHessian
-    contact: sp.csc_matrix | sp.csr_matrix | None
+    contact: tuple[sp.csc_matrix | sp.csr_matrix, ...]
     reduction: Reduction
 
     @property
@@ -77,17 +78,20 @@ class ReducedHessian:
         """The two parts' upper-triangle entries: the internal Hessian scatters its own (a
         ScatteredPart), the contact part as (keys col * n + row, values)."""
         parts: list[Part] = [self.internal]
-        if self.contact is not None:
+        if self.contact:
             parts.append(self.reduction.upper_triplets(self.contact))
         return parts
 
     def tocsr(self) -> sp.csr_matrix:
         """The sum as one CSR matrix."""
         h = self.layout.with_data(self.internal_data)
-        if self.contact is None:
+        if not self.contact:
             return h
         r = self.reduction
-        return (h + r.jacobian_t @ (self.contact @ r.jacobian)).tocsr()
+        contact = self.contact[0]
+        for part in self.contact[1:]:
+            contact = contact + part
+        return (h + r.jacobian_t @ (contact @ r.jacobian)).tocsr()
 
 
 class IncrementalPotential:
@@ -201,7 +205,7 @@ class IncrementalPotential:
             term.add_gradient_hessian(u, project, out)
         if out.gradient is None or out.internal is None:
             raise ValueError("a potential's first term must be its InternalTerm")
-        hessian = ReducedHessian(out.internal, out.collision_hessian, self.reduction)
+        hessian = ReducedHessian(out.internal, tuple(out.collision_hessians), self.reduction)
         return out.gradient, hessian
 
     @property

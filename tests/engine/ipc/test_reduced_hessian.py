@@ -11,13 +11,43 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine.ipc import potential
+from engine.ipc import potential, reduction
 from engine.ipc.pattern_ldl import Part, PatternLdl
 from engine.ipc.sparse_factors import LdlFactor
 
-pytestmark = pytest.mark.slow
+
+def _assert_same_arrays(got: tuple[np.ndarray, np.ndarray, np.ndarray], want: sp.csc_matrix):
+    np.testing.assert_array_equal(got[0], want.indptr)
+    np.testing.assert_array_equal(got[1], want.indices)
+    np.testing.assert_array_equal(got[2].view(np.int64), want.data.view(np.int64))  # bits
 
 
+def test_contact_parts_are_summed_as_scipy_sums_them():
+    """reduction._summed_csc equals scipy's a + b (+ c) to the bit: shared entries summed,
+    an entry of one part alone kept, sums of exactly zero (and -0.0 entries) dropped; CSR parts
+    and parts with unsorted or repeated rows too (those through scipy)."""
+    rng = np.random.default_rng(3)
+    for trial in range(20):
+        parts = []
+        for _ in range(2 + trial % 2):
+            m = sp.random(30, 30, density=0.15, random_state=rng, format="csc")
+            m.data = rng.choice([-1.5, -0.0, 0.25, 1.0, 3.0], size=m.nnz)
+            parts.append(m)
+        parts[1] = parts[1] - parts[0].multiply(parts[0] != 0) * (trial % 3 == 0)  # cancels
+        if trial % 4 == 1:
+            parts[0] = parts[0].tocsr()
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        _assert_same_arrays(reduction._summed_csc(parts), total.tocsc())
+    coo = sp.coo_matrix(([1.0, 2.0, 3.0], ([2, 0, 2], [1, 1, 1])), shape=(3, 3))
+    unsorted = sp.csc_matrix((coo.data, coo.row, np.array([0, 0, 3, 3])), shape=(3, 3))
+    assert not unsorted.has_canonical_format
+    other = sp.csc_matrix(np.eye(3))
+    _assert_same_arrays(reduction._summed_csc([unsorted, other]), (unsorted + other).tocsc())
+
+
+@pytest.mark.slow
 def _entries(part: Part) -> tuple[np.ndarray, np.ndarray]:
     """(keys, values) of a part; a ScatteredPart scattered into a vector of its own."""
     if isinstance(part, tuple):
@@ -45,7 +75,7 @@ def test_parts_sum_to_the_newton_matrix_and_factorize_alike(monkeypatch):
     params = SimulationParams.from_values(youngs_modulus_pa=1e8, mu=0.4, auto_open_m=0.02)
     original = potential.IncrementalPotential.gradient_hessian
     ldl = PatternLdl()
-    seen = {"matrices": 0, "with_contact": 0, "force_driven": 0}
+    seen = {"matrices": 0, "with_contact": 0, "force_driven": 0, "summed": 0}
 
     def checked(self, u, project):
         g, h = original(self, u, project)
@@ -53,10 +83,16 @@ def test_parts_sum_to_the_newton_matrix_and_factorize_alike(monkeypatch):
         full = h.tocsr()
         n = full.shape[0]
         expected = sp.triu(h.layout.with_data(h.internal_data)).tocsr()
-        if h.contact is not None:
+        if h.contact:
             r = self.reduction
-            expected = expected + sp.triu(r.jacobian_t @ (h.contact @ r.jacobian))
+            contact = h.contact[0]
+            for part in h.contact[1:]:
+                contact = contact + part
+            expected = expected + sp.triu(r.jacobian_t @ (contact @ r.jacobian))
             seen["with_contact"] += 1
+            seen["summed"] += len(h.contact) > 1
+            # The parts (barrier, friction) are summed as scipy sums them, to the bit.
+            _assert_same_arrays(reduction._summed_csc(h.contact), contact.tocsc())
             # Entries at the object's DOFs and the closing coordinate come summed, once each.
             keys, _ = r.upper_triplets(h.contact)
             cols, rows = np.divmod(keys, n)
@@ -82,4 +118,4 @@ def test_parts_sum_to_the_newton_matrix_and_factorize_alike(monkeypatch):
     monkeypatch.setattr(potential.IncrementalPotential, "gradient_hessian", checked)
     result = run_trial(obj, nominal, params)
     assert result.reason == "lifted", result.error
-    assert seen["with_contact"] > 20 and seen["force_driven"] > 20, seen
+    assert seen["with_contact"] > 20 and seen["force_driven"] > 20 and seen["summed"] > 20, seen
