@@ -159,10 +159,7 @@ class IncrementalPotential:
 
     def step_norm(self, du_free: np.ndarray) -> float:
         """Largest displacement (m) any simulated vertex would make under the reduced step."""
-        s = self.system
-        dx = (self.reduction.jacobian @ du_free).reshape(-1, 3)
-        pad_dx = self.reduction.expand(du_free)[: s.obj_dof.start].reshape(-1, 3)
-        return float(max(np.sqrt((dx * dx).sum(1)).max(), np.sqrt((pad_dx * pad_dx).sum(1)).max()))
+        return self.reduction.largest_move(du_free)
 
     def max_step(self, u: np.ndarray, du_free: np.ndarray) -> float:
         """Largest step fraction in [0, 1] that every term allows (CCD for contact)."""

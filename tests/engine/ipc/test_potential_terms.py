@@ -82,3 +82,32 @@ def test_the_smallest_max_step_of_the_terms_bounds_the_step(potentials):
     du = np.zeros(base.reduction.n)
     assert base.max_step(u, du) == 1.0
     assert pulled.max_step(u, du) == 0.25
+
+
+def test_the_step_norm_is_the_largest_vertex_move_to_the_bit(potentials):
+    """Newton's step norm (Reduction.largest_move, one numba pass) is the largest move of a
+    collision vertex (J dz) or a pad vertex (the expanded full-DOF step), as numpy computes
+    it, to the bit: position-driven plates and force-driven ones (the closing coordinate moves
+    the glued vertices), steps of every scale, and one that moves a single pad DOF only."""
+    from engine.ipc.reduction import Reduction
+
+    sim, _, _, _ = potentials
+    s = sim.system
+
+    def numpy_norm(r: Reduction, dz: np.ndarray) -> float:
+        dx = (r.jacobian @ dz).reshape(-1, 3)
+        pad_dx = r.expand(dz)[: s.obj_dof.start].reshape(-1, 3)
+        return float(max(np.sqrt((dx * dx).sum(1)).max(), np.sqrt((pad_dx * pad_dx).sum(1)).max()))
+
+    rng = np.random.default_rng(5)
+    for r in (Reduction(s), Reduction(s, sim.stepper.close_dir)):
+        for scale in (1e-9, 1e-5, 1e-2):
+            dz = rng.normal(0.0, scale, r.n)
+            assert r.largest_move(dz).hex() == numpy_norm(r, dz).hex()
+        interior = np.zeros(r.n)
+        interior[0] = 3e-4  # a pad DOF
+        assert r.largest_move(interior) == numpy_norm(r, interior) == 3e-4
+        if r.force_driven:
+            closing = np.zeros(r.n)
+            closing[r.s_index] = 1e-4  # the glued back faces move, nothing else
+            assert r.largest_move(closing) == numpy_norm(r, closing) > 0.0
