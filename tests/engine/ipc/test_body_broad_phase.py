@@ -301,3 +301,36 @@ def test_the_ground_meshs_candidates_are_ipctks(seed):
             _assert_ipctk_candidates(mesh, x0, x1, r)
             near += len(ipc.bodies_of(mesh).pairs(x0, x1, r)[3])
     assert near > 0
+
+
+def test_pooled_candidates_list_the_broad_phases_pairs_in_order(monkeypatch):
+    """The candidates handed to ipctk (one pooled object per id pair, engine.ipc.body_broad_phase
+    _CandidatePool) are the broad phase's pairs of every kind, in its order: on a first build,
+    on later builds that meet the same pairs again, and after a pool starts afresh."""
+    from engine.ipc import body_broad_phase
+
+    mesh, x0 = _cube_mesh_with_a_ground_slab()
+    bp = ipc.bodies_of(mesh)
+    assert bp is not None
+    rng = np.random.default_rng(11)
+
+    def listed(c: ipctk.Candidates) -> tuple[list, list, list, list]:
+        return (
+            [(p.edge0_id, p.edge1_id) for p in c.ee_candidates],
+            [(p.face_id, p.vertex_id) for p in c.fv_candidates],
+            [(p.vertex0_id, p.vertex1_id) for p in c.vv_candidates],
+            [(p.vertex_id, tuple(p.plane.normal())) for p in c.pv_candidates],
+        )
+
+    kinds = np.zeros(3, dtype=int)
+    for step, pool_max in enumerate([10**9, 10**9, 10**9, 5]):
+        monkeypatch.setattr(body_broad_phase, "POOL_MAX", pool_max)
+        x1 = x0 + rng.normal(0.0, 2e-4 * (step % 2), size=x0.shape)
+        ee, fv, vv, pv = bp.pairs(x0, x1, DHAT)
+        got = listed(bp.candidates(x0, x1, DHAT))
+        assert got[0] == [tuple(p) for p in ee.tolist()]
+        assert got[1] == [tuple(p) for p in fv.tolist()]
+        assert got[2] == [tuple(p) for p in vv.tolist()]
+        assert got[3] == [(v, (0.0, 0.0, 1.0)) for _, v in pv.tolist()]
+        kinds += [len(ee) > 0, len(fv) > 0, len(pv) > 0]
+    assert kinds.min() > 0  # (vertex-vertex pairs need codim vertices on two bodies: none here)
