@@ -76,7 +76,8 @@ def warm_up() -> tuple[int, int]:
     )
     # Nor a second Newton matrix of one analysis: which supernodes it recomputes.
     one = np.zeros(1, dtype=np.int64)
-    supernodal_ldl.supernodes_to_redo(one, one, np.array([0, 1]), one, np.array([-1]))
+    redo = supernodal_ldl.supernodes_to_redo(one, one, np.array([0, 1]), one, np.array([-1]))
+    supernodal_ldl.in_order_of(redo, one, np.array([0, 1, 1, 1]))
     compiled = loaded = 0
     for module in KERNEL_MODULES:
         for kernel in vars(module).values():

@@ -25,6 +25,7 @@ from engine.ipc.ldl_kernels import (
 )
 from engine.ipc.supernodal_ldl import (
     SupernodalPlan,
+    in_order_of,
     supernodal_factor,
     supernodal_pattern,
     supernodes,
@@ -200,10 +201,8 @@ class _Symbolic:
         redo = supernodes_to_redo(
             self.ax.view(np.int64), self.ax_factored.view(np.int64), p.sptr, p.src, p.parent
         )
-        keep = redo[self.sorder]
-        counts = np.concatenate([[0], np.cumsum(keep)])
-        first, second, every = (int(counts[b]) for b in bounds[1:4])
-        return self.sorder[keep], (first, second, every)
+        order, counts = in_order_of(redo, self.sorder, bounds)
+        return order, (int(counts[1]), int(counts[2]), int(counts[3]))
 
     def _factor_supernodes(self, order: np.ndarray, first: int, stop: int) -> bool:
         """The numeric pass over the supernodes order[first:stop]; whether all pivots are

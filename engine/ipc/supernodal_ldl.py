@@ -160,6 +160,29 @@ def supernodes_to_redo(
 
 
 @njit(cache=True)
+def in_order_of(
+    redo: np.ndarray, sorder: np.ndarray, sbounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The supernodes marked in `redo`, in the order `sorder` lists them, and for each bound
+    b in `sbounds` how many of them sorder[:b] holds (a numeric pass's order and groups)."""
+    out = np.empty(len(sorder), dtype=np.int64)
+    counts = np.zeros(len(sbounds), dtype=np.int64)
+    m = 0
+    g = 1
+    for k in range(len(sorder)):
+        while g < len(sbounds) and k >= sbounds[g]:
+            counts[g] = m
+            g += 1
+        if redo[sorder[k]]:
+            out[m] = sorder[k]
+            m += 1
+    while g < len(sbounds):
+        counts[g] = m
+        g += 1
+    return out[:m], counts
+
+
+@njit(cache=True)
 def _entry_targets(
     n: int,
     ap: np.ndarray,

@@ -407,3 +407,22 @@ def test_a_change_of_bits_alone_marks_a_supernode_and_its_ancestors() -> None:
         ),
         [True, False, True, True],
     )
+
+
+def test_the_supernodes_to_recompute_keep_the_passs_order_and_groups():
+    """in_order_of lists the marked supernodes in the pass's order and counts them per group
+    bound, as masking sorder and a cumulative sum do, empty groups and masks included."""
+    from engine.ipc.supernodal_ldl import in_order_of
+
+    rng = np.random.default_rng(4)
+    for ns in (1, 2, 7, 40):
+        sorder = rng.permutation(ns).astype(np.int64)
+        for cuts in ([0, 0, 0], [0, ns, ns], [*sorted(rng.integers(0, ns + 1, 2)), ns]):
+            sbounds = np.array([0, *cuts], dtype=np.int64)
+            for density in (0.0, 0.3, 1.0):
+                redo = rng.random(ns) < density
+                keep = redo[sorder]
+                counts = np.concatenate([[0], np.cumsum(keep)])
+                order, got = in_order_of(redo, sorder, sbounds)
+                np.testing.assert_array_equal(order, sorder[keep])
+                np.testing.assert_array_equal(got, counts[sbounds])
