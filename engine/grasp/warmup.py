@@ -28,6 +28,7 @@ from engine.ipc import (
     ldl_kernels,
     reduction,
     supernodal_ldl,
+    system,
 )
 from engine.scene import mesh_rays
 from engine.scene.object_mesh import builtin_cube
@@ -44,6 +45,7 @@ KERNEL_MODULES = (
     reduction,
     ldl_kernels,
     supernodal_ldl,
+    system,
     collision_layout,
     candidate_cover,
     body_broad_phase,

@@ -111,3 +111,17 @@ def test_the_step_norm_is_the_largest_vertex_move_to_the_bit(potentials):
             closing = np.zeros(r.n)
             closing[r.s_index] = 1e-4  # the glued back faces move, nothing else
             assert r.largest_move(closing) == numpy_norm(r, closing) > 0.0
+
+
+def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
+    """GraspSystem.collision_vertices (a numba product) is scipy's J @ u to the bit, for the
+    trial's state and for states of every scale, a non-contiguous u included."""
+    sim, _, _, u = potentials
+    s = sim.system
+    rng = np.random.default_rng(9)
+    states = [u, u + rng.normal(0.0, 1e-3, u.shape), rng.normal(0.0, 1e3, u.shape)]
+    states.append(np.repeat(states[1], 2)[::2])  # a strided view
+    for state in states:
+        want = (s.jacobian @ state).reshape(-1, 3)
+        got = s.collision_vertices(state)
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
