@@ -27,8 +27,8 @@ from engine.ipc import (
     internal_term,
     ldl_kernels,
     reduction,
+    sparse_products,
     supernodal_ldl,
-    system,
 )
 from engine.scene import mesh_rays
 from engine.scene.object_mesh import builtin_cube
@@ -45,7 +45,7 @@ KERNEL_MODULES = (
     reduction,
     ldl_kernels,
     supernodal_ldl,
-    system,
+    sparse_products,
     collision_layout,
     candidate_cover,
     body_broad_phase,

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from engine.ipc import ipctk_gateway as ipc
 from engine.ipc.candidate_cover import CandidateCover
+from engine.ipc.sparse_products import csr_times
 from engine.ipc.system import GraspSystem
 from engine.ipc.terms import Assembly
 
@@ -207,7 +208,7 @@ class ContactTerm:
         """
         s = self.system
         x = s.collision_vertices(u)
-        dx = (s.jacobian @ du).reshape(-1, 3)
+        dx = csr_times(s.jacobian, du).reshape(-1, 3)
         reach = float(np.abs(dx).max(initial=0.0))
         fraction = CCD_PROBE_M / reach if reach > CCD_PROBE_M else 1.0
         while fraction < 1.0:

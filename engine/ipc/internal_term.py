@@ -25,6 +25,7 @@ from engine.ipc.helper_thread import in_pair, two_threads
 from engine.ipc.ldl_kernels import scatter_sum
 from engine.ipc.newton import upper_entries
 from engine.ipc.reduction import Reduction
+from engine.ipc.sparse_products import csr_times
 from engine.ipc.system import GraspSystem
 from engine.ipc.terms import Assembly
 
@@ -268,7 +269,7 @@ class InternalTerm:
         """The energy (J); inf when a pad element is inverted."""
         s = self.system
         du = u - self.u_hat
-        e = 0.5 * float(du @ (self.mass_h2 @ du)) - float(s.gravity_force @ u)
+        e = 0.5 * float(du @ csr_times(self.mass_h2, du)) - float(s.gravity_force @ u)
         for k, blk in enumerate(s.pads):
             e += elastic_energy(s.pad_positions(u, k), blk.rest, s.mu_lame, s.lambda_lame)
         e += orthogonality_energy(s.object_state(u), self.k_ortho_volume)
@@ -283,7 +284,7 @@ class InternalTerm:
             x = s.pad_positions(u, k)
             return elastic_gradient(x, s.pads[k].rest, s.mu_lame, s.lambda_lame)[1]
 
-        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        g = csr_times(self.mass_h2, u - self.u_hat) - s.gravity_force
         for blk, ge in zip(s.pads, self._per_pad(pad_gradient), strict=True):
             g[blk.dof] += ge
         g[s.obj_dof] += orthogonality_gradient(s.object_state(u), self.k_ortho_volume)
@@ -302,7 +303,7 @@ class InternalTerm:
         def pad_terms(k: int) -> tuple[float, np.ndarray, np.ndarray]:
             return s.pads[k].hessians.energy_gradient_data(s.pad_positions(u, k), project)
 
-        g = self.mass_h2 @ (u - self.u_hat) - s.gravity_force
+        g = csr_times(self.mass_h2, u - self.u_hat) - s.gravity_force
         pad_data = []
         for blk, (_, ge, data) in zip(s.pads, self._per_pad(pad_terms), strict=True):
             g[blk.dof] += ge

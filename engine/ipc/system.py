@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from engine.constants import GRAVITY_M_S2
 from engine.fem.element_hessian_cache import ElementHessianCache
@@ -21,6 +20,7 @@ from engine.ipc.affine_body import AffineBody, identity_state
 from engine.ipc.collision_layout import OBJECT_OWNER as OBJECT_OWNER  # re-exported
 from engine.ipc.collision_layout import PAD_OWNER as PAD_OWNER  # re-exported
 from engine.ipc.collision_layout import CollisionLayout, stacked_surfaces
+from engine.ipc.sparse_products import csr_times
 from engine.scene.resting import RestingObject
 
 
@@ -142,11 +142,7 @@ class GraspSystem(CollisionLayout):
 
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
         """(n_collision, 3) world positions of the collision vertices."""
-        # scipy's product costs ~10 us of checks and dispatch, a few times per Newton iteration;
-        # the kernel sums each row in the same order (the same floats).
-        j = self.jacobian
-        u = np.ascontiguousarray(u, dtype=np.float64)
-        return _csr_matvec(j.indptr, j.indices, j.data, u).reshape(-1, 3)
+        return csr_times(self.jacobian, u).reshape(-1, 3)
 
     def pad_positions(self, u: np.ndarray, k: int) -> np.ndarray:
         """(n, 3) positions of pad k's vertices in u (a view)."""
@@ -155,18 +151,6 @@ class GraspSystem(CollisionLayout):
     def object_state(self, u: np.ndarray) -> np.ndarray:
         """The object's 12 affine DOFs in u (translation, then the 3x3 matrix; a view)."""
         return u[self.obj_dof]
-
-
-@njit(cache=True)
-def _csr_matvec(jp: np.ndarray, ji: np.ndarray, jv: np.ndarray, u: np.ndarray) -> np.ndarray:
-    # scipy's csr_matvec: each row's products summed from 0 in stored order.
-    out = np.empty(len(jp) - 1)
-    for r in range(len(jp) - 1):
-        d = 0.0
-        for p in range(jp[r], jp[r + 1]):
-            d += jv[p] * u[ji[p]]
-        out[r] = d
-    return out
 
 
 def _pad_blocks(

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.ipc.reduction import Reduction
+from engine.ipc.sparse_products import csr_times
 
 if TYPE_CHECKING:
     from engine.ipc.internal_term import InternalHessian
@@ -107,7 +108,7 @@ class Assembly:
 
     def add_collision_gradient(self, g: np.ndarray) -> None:
         """Add a gradient over the collision vertices' coordinates (3 n_collision,)."""
-        self._add(self.reduction.jacobian_t @ g)
+        self._add(csr_times(self.reduction.jacobian_t, g))
 
     def add_collision_hessian(self, h: sp.csr_matrix | sp.csc_matrix | None) -> None:
         """Add a Hessian over the collision vertices' coordinates (None: nothing)."""

@@ -114,8 +114,13 @@ def test_the_step_norm_is_the_largest_vertex_move_to_the_bit(potentials):
 
 
 def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
-    """GraspSystem.collision_vertices (a numba product) is scipy's J @ u to the bit, for the
-    trial's state and for states of every scale, a non-contiguous u included."""
+    """GraspSystem.collision_vertices (engine.ipc.sparse_products.csr_times) is scipy's J @ u to
+    the bit, for the trial's state and for states of every scale, a non-contiguous u included;
+    and csr_times is scipy's product on random matrices, unsorted and repeated columns too."""
+    import scipy.sparse as sp
+
+    from engine.ipc.sparse_products import csr_times
+
     sim, _, _, u = potentials
     s = sim.system
     rng = np.random.default_rng(9)
@@ -125,3 +130,9 @@ def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
         want = (s.jacobian @ state).reshape(-1, 3)
         got = s.collision_vertices(state)
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+    for trial in range(10):
+        m = sp.random(40, 30, density=0.2, random_state=trial, format="csr")
+        if trial % 2:  # columns unsorted within rows, some repeated
+            m = sp.csr_matrix((m.data[::-1], m.indices[::-1] % 7, m.indptr), shape=m.shape)
+        v = rng.normal(0.0, 10.0 ** (trial - 5), 30)
+        np.testing.assert_array_equal(csr_times(m, v).view(np.int64), (m @ v).view(np.int64))
