@@ -87,6 +87,7 @@ class Stepper:
         self.close_dir, self.lift_dir = close_dir, lift_dir
         self.state = StepState(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
         self._reduction: Reduction | None = None
+        self._position_reduction: Reduction | None = None
         self._ldl = PatternLdl()
         # The broad phase of the last initial guess's move that the last step's cover did not
         # hold (_stepsize): the step's first contact set and CCD are then taken from it too.
@@ -160,7 +161,7 @@ class Stepper:
         self.system, self.cut = self.cut.whole(), None
         # Contact sets, covers and the factorization's pattern belong to the cut collision mesh.
         self.state = replace(self.state, collisions=None, contact=None)
-        self._reduction = None
+        self._reduction = self._position_reduction = None
         self._ldl = PatternLdl()
         self._guess_cover = None
         self._load_starts = []
@@ -290,7 +291,7 @@ class Stepper:
         contact term starting from `cover` (see _first_cover), with an external `load` on the
         object (force, torque) when given."""
         p, s = self.settings, self.system
-        reduction = actuator.reduction if actuator is not None else Reduction(s)
+        reduction = actuator.reduction if actuator is not None else self._fixed_reduction()
         internal = InternalTerm(s, st.u, st.v, h, reduction)
         contact = ContactTerm(
             s, st.u, h, st.kappa, self._kappa_max, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s,
@@ -309,6 +310,12 @@ class Stepper:
         if self._reduction is None:
             self._reduction = Reduction(self.system, self.close_dir)
         return self._reduction
+
+    def _fixed_reduction(self) -> Reduction:
+        """The unknowns of position-driven plates, the free DOFs (built once per system)."""
+        if self._position_reduction is None:
+            self._position_reduction = Reduction(self.system)
+        return self._position_reduction
 
     # --- initial guesses ----------------------------------------------------------------------
     def _dirichlet(self, travel: float, lift: float) -> np.ndarray:
