@@ -185,7 +185,12 @@ class CollisionLayout:
         axis = np.asarray(axis, dtype=float)
         pa = x[self.collision_owner == a]
         along_a = pa @ axis
-        across = perpendicular_pair(axis)
+        # The same axis every call of a trial (the closing direction): its pair once.
+        cache = self.__dict__.setdefault("_across", {})
+        key = axis.tobytes()
+        if key not in cache:
+            cache[key] = perpendicular_pair(axis)
+        across = cache[key]
         lat_a = pa @ across.T
         lo, hi = lat_a.min(axis=0) - radius, lat_a.max(axis=0) + radius
         fx = x[self.body_faces(b)]  # (m, 3, 3)
