@@ -75,3 +75,23 @@ def test_orthogonality_energy_zero_for_rotations_and_derivatives_match_fd():
     _, _, h = orthogonality_gradient_hessian(q, kv)
     assert np.allclose(h, projected, atol=1e-5 * np.abs(h).max())
     assert np.linalg.eigvalsh(h).min() >= -1e-9 * np.abs(h).max()
+
+
+def test_the_hessians_gradient_is_the_gradient_to_the_bit():
+    """orthogonality_gradient_hessian computes its gradient inline from its Gram matrix: the
+    same floats as orthogonality_gradient (a Newton iterate's gradient and the one its line
+    search compares must not differ in the last bits), near and far from a rotation."""
+    from engine.ipc.affine_body import (
+        identity_state,
+        orthogonality_gradient,
+        orthogonality_gradient_hessian,
+    )
+
+    rng = np.random.default_rng(2)
+    for i in range(200):
+        q = identity_state(rng.normal(size=3))
+        q[3:] += 10.0 ** rng.uniform(-8, -1) * rng.normal(size=9)
+        _, g, _ = orthogonality_gradient_hessian(q, 2.7, project=bool(i % 2))
+        np.testing.assert_array_equal(
+            g.view(np.int64), orthogonality_gradient(q, 2.7).view(np.int64)
+        )
