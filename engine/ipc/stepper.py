@@ -86,8 +86,7 @@ class Stepper:
             lift_dir[blk.dof] = np.tile([0.0, 0.0, 1.0], len(blk.mesh.vertices))
         self.close_dir, self.lift_dir = close_dir, lift_dir
         self.state = StepState(s.u_initial.copy(), np.zeros(s.ndof), 0.0, 0.0, 0.0, 0.0)
-        self._reduction: Reduction | None = None
-        self._position_reduction: Reduction | None = None
+        self._reductions: dict[bool, Reduction] = {}  # by force_driven, for this system
         self._ldl = PatternLdl()
         # The broad phase of the last initial guess's move that the last step's cover did not
         # hold (_stepsize): the step's first contact set and CCD are then taken from it too.
@@ -101,13 +100,9 @@ class Stepper:
         # state because a rolled-back step restores the state: with kappa 0 (ipctk only ever
         # doubles it) the ground would stop holding the object for the rest of the trial.
         self.state.kappa, self._kappa_max = initial_kappa(
-            s,
-            self.state.u,
-            settings.time_step_s,
-            settings.dhat_m,
-            float(s.mass.diagonal().mean()),
-            load_n=settings.grip_load_n,
-        )
+            s, self.state.u, settings.time_step_s, settings.dhat_m,
+            float(s.mass.diagonal().mean()), load_n=settings.grip_load_n,
+        )  # fmt: skip
         # The object starts where the ground's barrier carries its weight (at dhat/2 the
         # barrier would launch it and the first steps spend iterations settling it).
         x0 = s.collision_vertices(self.state.u)
@@ -161,7 +156,7 @@ class Stepper:
         self.system, self.cut = self.cut.whole(), None
         # Contact sets, covers and the factorization's pattern belong to the cut collision mesh.
         self.state = replace(self.state, collisions=None, contact=None)
-        self._reduction = self._position_reduction = None
+        self._reductions = {}
         self._ldl = PatternLdl()
         self._guess_cover = None
         self._load_starts = []
@@ -218,7 +213,7 @@ class Stepper:
         actuator = None
         if cmd.hold_force_n is not None:
             actuator = ActuatorTerm(
-                self._force_reduction(),
+                self._reduction(force_driven=True),
                 reference,
                 cmd.hold_force_n,
                 p.finger_mass_kg,
@@ -291,7 +286,7 @@ class Stepper:
         contact term starting from `cover` (see _first_cover), with an external `load` on the
         object (force, torque) when given."""
         p, s = self.settings, self.system
-        reduction = actuator.reduction if actuator is not None else self._fixed_reduction()
+        reduction = actuator.reduction if actuator is not None else self._reduction(False)
         internal = InternalTerm(s, st.u, st.v, h, reduction)
         contact = ContactTerm(
             s, st.u, h, st.kappa, self._kappa_max, p.dhat_m, p.mu, p.ground_mu, p.eps_v_m_s,
@@ -305,17 +300,12 @@ class Stepper:
             terms.append(LoadTerm(s, st.u, *load))
         return IncrementalPotential(s, reduction, terms, h, contact=contact)
 
-    def _force_reduction(self) -> Reduction:
-        """The unknowns of force-driven plates (built once per trial)."""
-        if self._reduction is None:
-            self._reduction = Reduction(self.system, self.close_dir)
-        return self._reduction
-
-    def _fixed_reduction(self) -> Reduction:
-        """The unknowns of position-driven plates, the free DOFs (built once per system)."""
-        if self._position_reduction is None:
-            self._position_reduction = Reduction(self.system)
-        return self._position_reduction
+    def _reduction(self, force_driven: bool) -> Reduction:
+        """The unknowns of force- or position-driven plates (built once per system)."""
+        r = self._reductions
+        if force_driven not in r:
+            r[force_driven] = Reduction(self.system, self.close_dir if force_driven else None)
+        return r[force_driven]
 
     # --- initial guesses ----------------------------------------------------------------------
     def _dirichlet(self, travel: float, lift: float) -> np.ndarray:
