@@ -154,21 +154,11 @@ class ContactTerm:
             g += self.friction.gradient(self.tangential, s.collision_mesh, x - self.x_prev)
         return g
 
-    def gradient_hessian(
-        self, u: np.ndarray, project: bool = True
-    ) -> tuple[np.ndarray, sp.csr_matrix | sp.csc_matrix | None]:
-        """Collision-space gradient and Hessian (None without contact), optionally PSD-projected."""
-        g, parts = self.gradient_hessians(u, project)
-        h = None
-        for part in parts:
-            h = part if h is None else h + part
-        return g, h
-
     def gradient_hessians(
         self, u: np.ndarray, project: bool = True
     ) -> tuple[np.ndarray, list[sp.csc_matrix]]:
         """Collision-space gradient and the Hessian's parts (the barrier's, then the friction's;
-        none without contact), optionally PSD-projected: their sum is gradient_hessian's."""
+        none without contact; their sum is the Hessian), optionally PSD-projected."""
         s = self.system
         x = s.collision_vertices(u)
         g = np.zeros(3 * s.n_collision)
