@@ -77,8 +77,13 @@ def orthogonality_energy(q: np.ndarray, k_volume: float) -> float:
 def orthogonality_gradient(q: np.ndarray, k_volume: float) -> np.ndarray:
     """Gradient (12,) of the orthogonality energy: dE/da_i = 4 k V sum_j G_ij a_j."""
     a = affine_matrix(q)
+    return _gradient_of(a, a.T @ a - _EYE3, k_volume)
+
+
+def _gradient_of(a: np.ndarray, gram: np.ndarray, k_volume: float) -> np.ndarray:
+    """The orthogonality gradient (12,) from A and its Gram matrix A^T A - I."""
     grad = np.zeros(12)
-    grad[3:] = 4.0 * k_volume * (a @ (a.T @ a - _EYE3)).T.ravel()
+    grad[3:] = 4.0 * k_volume * (a @ gram).T.ravel()
     return grad
 
 
@@ -94,8 +99,7 @@ def orthogonality_gradient_hessian(
     a = affine_matrix(q)
     gram = a.T @ a - _EYE3
     energy = float(k_volume * np.sum(gram * gram))
-    grad = np.zeros(12)
-    grad[3:] = 4.0 * k_volume * (a @ gram).T.ravel()  # orthogonality_gradient's, to the bit
+    grad = _gradient_of(a, gram, k_volume)
     eye = _EYE3
     # block[i, :, m, :] is d2E / da_i da_m (rows: components of a_i).
     block = a[None, :, :, None] * a.T[:, None, None, :]

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from engine.ipc.sparse_products import csr_times
 from engine.ipc.system import GraspSystem
 
 
@@ -101,15 +102,11 @@ class Reduction:
     def largest_move(self, dz: np.ndarray) -> float:
         """Largest displacement (m) a collision vertex (through the Jacobian) or a pad vertex
         (its full DOFs, expand's) makes under the reduced increment dz: Newton's step norm,
-        in one pass instead of a sparse product, an expansion and two norms per step (the same
-        float: the same products and sums in the same order)."""
-        j = self.jacobian
-        return float(
-            _largest_move(
-                j.indptr, j.indices, j.data, np.ascontiguousarray(dz, dtype=np.float64),
-                self.index, self.weight, self.system.obj_dof.start,
-            )
-        )  # fmt: skip
+        from J dz (csr_times) and one pass instead of an expansion and two norms per step (the
+        same float: the same products and sums in the same order)."""
+        dz = np.ascontiguousarray(dz, dtype=np.float64)
+        dx = csr_times(self.jacobian, dz)
+        return float(_largest_move(dx, dz, self.index, self.weight, self.system.obj_dof.start))
 
     def restrict(self, g_full: np.ndarray) -> np.ndarray:
         """P^T g: a full-DOF gradient on the reduced unknowns."""
@@ -127,25 +124,20 @@ class Reduction:
 
 @njit(cache=True)
 def _largest_move(
-    jp: np.ndarray,
-    ji: np.ndarray,
-    jv: np.ndarray,
+    dx: np.ndarray,
     dz: np.ndarray,
     index: np.ndarray,
     weight: np.ndarray,
     pad_dofs: int,
 ) -> float:
-    # The collision vertices' moves row by row as scipy's CSR product sums them, then the pads'
-    # DOFs as expand() sets them (weight 1 for a free DOF, the closing direction's for a glued
-    # one, nothing for a prescribed one); each vertex's squared length summed x, y, z.
+    # The collision vertices' moves dx (J dz), then the pads' DOFs as expand() sets them (weight
+    # 1 for a free DOF, the closing direction's for a glued one, nothing for a prescribed one);
+    # each vertex's squared length summed x, y, z, as numpy sums it.
     largest = 0.0
-    for v in range((len(jp) - 1) // 3):
+    for v in range(len(dx) // 3):
         sq = 0.0
         for k in range(3):
-            r = 3 * v + k
-            d = 0.0
-            for p in range(jp[r], jp[r + 1]):
-                d += jv[p] * dz[ji[p]]
+            d = dx[3 * v + k]
             sq += d * d
         largest = max(largest, np.sqrt(sq))
     for v in range(pad_dofs // 3):
