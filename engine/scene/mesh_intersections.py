@@ -27,21 +27,56 @@ MAX_CROSSING_AREA_FRACTION = 0.10
 """Largest share of a surface's area that faces crossing another face may cover."""
 
 
+# Shewchuk's bound on the rounding error of orient3d evaluated in doubles (his o3derrboundA,
+# "Adaptive precision floating-point arithmetic", 1997), doubled for margin: beyond it the
+# sign of the float determinant is the exact one.
+_ORIENT3D_BOUND = 2.0 * (7.0 + 56.0 * 2.0**-53) * 2.0**-53
+
+
+def orientation_signs(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """(n,) sign of orient3d(a, b, c, d) per row of the (n, 3) arrays where double precision
+    settles it exactly (+1 or -1, the sign of det[a - d, b - d, c - d]), else 0 (coplanar or
+    too close to call)."""
+    ad, bd, cd = a - d, b - d, c - d
+    p1 = bd[:, 0] * cd[:, 1], cd[:, 0] * bd[:, 1]
+    p2 = cd[:, 0] * ad[:, 1], ad[:, 0] * cd[:, 1]
+    p3 = ad[:, 0] * bd[:, 1], bd[:, 0] * ad[:, 1]
+    det = ad[:, 2] * (p1[0] - p1[1]) + bd[:, 2] * (p2[0] - p2[1]) + cd[:, 2] * (p3[0] - p3[1])
+    permanent = (
+        (np.abs(p1[0]) + np.abs(p1[1])) * np.abs(ad[:, 2])
+        + (np.abs(p2[0]) + np.abs(p2[1])) * np.abs(bd[:, 2])
+        + (np.abs(p3[0]) + np.abs(p3[1])) * np.abs(cd[:, 2])
+    )
+    bound = _ORIENT3D_BOUND * permanent
+    return np.where(det > bound, 1, np.where(det < -bound, -1, 0))
+
+
 def _crossings(vertices: np.ndarray, faces: np.ndarray) -> list[tuple[int, int]]:
     """(edge index into ipctk.edges(faces), face index) of every edge passing through a face
-    it does not share a vertex with."""
+    it does not share a vertex with, in increasing order (ipctk's candidates come in an order
+    that varies between runs).
+
+    ipctk's test first rejects an edge whose ends lie strictly on one side of the face's plane
+    (exact orient3d). That rejection is made here for all candidates at once wherever doubles
+    settle both signs, and ipctk decides the rest: on the CAD parts measured, three quarters of
+    the 200k candidates end there (a gearbox's 3.9 s of one call per candidate in Python)."""
     edges = ipctk.edges(faces)
     broad = ipctk.LBVH()
     broad.build(np.asfortranarray(vertices), edges, faces, 0.0)
+    found = broad.detect_edge_face_candidates()
+    pairs = np.array([(c.edge_id, c.face_id) for c in found], dtype=np.int64).reshape(-1, 2)
+    e, f = np.asarray(edges)[pairs[:, 0]], np.asarray(faces)[pairs[:, 1]]
+    apart = ~((e[:, :1] == f).any(axis=1) | (e[:, 1:] == f).any(axis=1))
+    a, b, c = vertices[f[:, 0]], vertices[f[:, 1]], vertices[f[:, 2]]
+    s0 = orientation_signs(a, b, c, vertices[e[:, 0]])
+    s1 = orientation_signs(a, b, c, vertices[e[:, 1]])
     out = []
-    for cand in broad.detect_edge_face_candidates():
-        e, f = edges[cand.edge_id], faces[cand.face_id]
-        if e[0] in f or e[1] in f:
-            continue
-        a, b, c = vertices[f]
-        if ipctk.is_edge_intersecting_triangle(vertices[e[0]], vertices[e[1]], a, b, c):
-            out.append((int(cand.edge_id), int(cand.face_id)))
-    return out
+    for k in np.flatnonzero(apart & ~((s0 != 0) & (s0 == s1))):
+        if ipctk.is_edge_intersecting_triangle(
+            vertices[e[k, 0]], vertices[e[k, 1]], a[k], b[k], c[k]
+        ):
+            out.append((int(pairs[k, 0]), int(pairs[k, 1])))
+    return sorted(out)
 
 
 def check_self_intersections(vertices: np.ndarray, faces: np.ndarray, where: str) -> None:
