@@ -121,3 +121,54 @@ def test_first_hits_meets_the_same_triangles_as_every_triangle_tested(seed):
     all_dist, all_tri = _first_hits(origins, d, tris, 0.09)
     assert np.isfinite(dist).sum() > 50 and np.isinf(dist).sum() > 10  # hits and misses
     assert np.array_equal(dist, all_dist) and np.array_equal(tri, all_tri)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binned_crossings_count_what_every_pair_counts(seed):
+    """points_inside tries each triangle only against the points binned in the cells its
+    shadow covers: the crossing counts are those of the intersection test on every pair, also
+    for points on vertices and edges (where the test's rounding decides) and for a triangle
+    nearly parallel to the rays. A noisy 320-face ball, points around and on it, each of the
+    three parity directions."""
+    from engine.scene.mesh_rays import (
+        _PARITY_DIRECTIONS,
+        _crossings,
+        _distance,
+        _triangle,
+        perpendicular_pair,
+    )
+
+    ball = trimesh.creation.icosphere(subdivisions=2, radius=0.02)
+    rng = np.random.default_rng(seed)
+    v = ball.vertices * (1 + 0.05 * rng.random((len(ball.vertices), 1)))
+    tris = np.ascontiguousarray(v[ball.faces])
+    d0 = _PARITY_DIRECTIONS[0] / np.linalg.norm(_PARITY_DIRECTIONS[0])
+    u0, u1 = perpendicular_pair(d0)
+    # In a plane 1e-4 rad off the rays: |e1| |e2| / |det| = 1e4, its shadow a sliver.
+    sliver = np.array([-0.01 * u1, 0.02 * (d0 + 1e-4 * u0) - 0.01 * u1, 0.01 * u1])
+    tris = np.ascontiguousarray(np.vstack([tris, sliver[None]]))
+    points = np.vstack(
+        [
+            rng.uniform(-0.025, 0.025, (300, 3)),
+            v[:40],  # on vertices
+            0.5 * (v[ball.faces[:40, 0]] + v[ball.faces[:40, 1]]),  # on edges
+        ]
+    )
+    scale = float(np.linalg.norm(np.ptp(np.vstack([v, points]), axis=0))) + 0.06
+    for d in _PARITY_DIRECTIONS:
+        unit = d / np.linalg.norm(d)
+        # And points whose rays pass exactly through a vertex or an edge's middle ahead: on
+        # the edge of those triangles' shadows.
+        grazing = np.vstack([points, v[:40] - 0.03 * unit, points[-40:] - 0.03 * unit])
+        binned = _crossings(grazing, unit, tris, perpendicular_pair(unit), scale)
+        every = np.zeros(len(grazing), dtype=np.int64)
+        for tri in tris:
+            a, e1, e2, p, inv = _triangle(tri, unit)
+            if inv == 0.0:
+                continue
+            for i, o in enumerate(grazing):
+                every[i] += _distance(o, unit, a, e1, e2, p, inv) > 0.0
+        assert np.array_equal(binned, every)
+        assert every.max() >= 2  # rays cross the ball's both sides
+    tested = _triangle(sliver, d0)[4]
+    assert tested != 0.0 and abs(tested) * 0.02 * 0.02 > 1e3  # the sliver is tried
