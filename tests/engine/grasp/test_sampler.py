@@ -169,6 +169,39 @@ def test_triangle_box_test_agrees_with_dense_point_sampling():
     assert not _triangles_hit_box(big + np.array([0.0, 0.0, 0.3]), lo, hi)[0]
 
 
+@pytest.mark.parametrize("name", ["mug", "bar_clamp"])
+def test_the_open_gripper_check_finds_what_testing_every_face_finds(name):
+    """The check tries against each box only the faces whose centres lie within the box's
+    bounding ball grown by the largest face radius (a k-d tree): the answer is the one of
+    testing every face against every box (the check before, restated here), over poses at
+    and around the object, clear, touching and through it."""
+    from engine.grasp.grasp import Grasp
+    from engine.grasp.sampler import _OpenGripperCheck
+
+    obj = _rest(po.ISSUE_OBJECTS[name]())
+    check = _OpenGripperCheck(obj, _settings())
+    tri_all = np.asarray(obj.vertices)[np.asarray(obj.faces)]
+
+    def every_face(pose: np.ndarray) -> str:
+        rot, t = pose[:3, :3], pose[:3, 3]
+        if float((check.corners @ rot.T + t)[..., 2].min()) < check.clearance:
+            return "ground"
+        tri = (tri_all - t) @ rot
+        hits = any(_triangles_hit_box(tri, box[0], box[1]).any() for box in check.boxes)
+        return "object" if hits else ""
+
+    rng = np.random.default_rng(1)
+    v = np.asarray(obj.vertices)
+    answers = []
+    for _ in range(300):
+        centre = v[rng.integers(len(v))] + rng.normal(scale=0.01, size=3) + [0.0, 0.0, 0.02]
+        axis = rng.normal(size=3) * [1.0, 1.0, 0.2]
+        pose = Grasp(centre, axis / np.linalg.norm(axis), float(rng.uniform(-0.6, 0.6))).pose()
+        answers.append(check.reason(pose))
+        assert answers[-1] == every_face(pose)
+    assert {"", "object", "ground"} <= set(answers)
+
+
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
