@@ -18,6 +18,7 @@ from engine.fem import (
 )
 from engine.grasp.default_grasp import default_grasp
 from engine.grasp.params import SimulationParams
+from engine.grasp.sampler import open_gripper_clearance, settings_for
 from engine.grasp.simulation import GraspSimulation, build_pad
 from engine.gripper.pad_fields import PadFieldEvaluator
 from engine.ipc import (
@@ -30,7 +31,7 @@ from engine.ipc import (
     sparse_products,
     supernodal_ldl,
 )
-from engine.scene import mesh_rays
+from engine.scene import box_faces, mesh_rays
 from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
@@ -50,6 +51,7 @@ KERNEL_MODULES = (
     candidate_cover,
     body_broad_phase,
     mesh_rays,
+    box_faces,
 )
 
 
@@ -62,7 +64,10 @@ def warm_up() -> tuple[int, int]:
     obj = rest_object(builtin_cube())
     params = SimulationParams()
     pad = build_pad(params)
-    sim = GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+    grasp = default_grasp(obj, pad.outline)
+    # The default grasp's check that the open fingers clear the object (engine.scene.box_faces).
+    open_gripper_clearance(obj, grasp, settings_for(params.open_width_m, pad.outline, params.mu))
+    sim = GraspSimulation(obj, grasp.pose(), params, pad=pad)
     frames = sim.frames()
     frame = next(frames)
     frames.close()

@@ -169,6 +169,33 @@ def test_triangle_box_test_agrees_with_dense_point_sampling():
     assert not _triangles_hit_box(big + np.array([0.0, 0.0, 0.3]), lo, hi)[0]
 
 
+def test_the_compiled_box_test_answers_as_the_check_or_leaves_the_face_to_it():
+    """engine.scene.box_faces sorts a triangle near a box as apart, meeting, or too close to
+    call: apart and meeting are always what _triangles_hit_box answers, and only triangles
+    within a hair of the box are left to it. Random triangles around a box, and triangles
+    touching it or a hair (1e-12 m) off it."""
+    from engine.scene.box_faces import _separation
+
+    rng = np.random.default_rng(4)
+    lo, hi = np.array([-0.02, -0.01, -0.004]), np.array([0.02, 0.01, 0.004])
+    tris = list(rng.uniform(-0.04, 0.04, (3000, 3, 3)))
+    for gap in (0.0, 1e-12):  # a corner on a face of the box or a hair off, the rest outside
+        for _ in range(300):
+            t = rng.uniform(-0.04, 0.04, (3, 3))
+            t[0] = rng.uniform(lo, hi)
+            a = rng.integers(3)
+            t[0, a] = hi[a] + gap
+            t[1:, a] = hi[a] + gap + rng.uniform(0.0, 0.01, 2)
+            tris.append(t)
+    tris = np.asarray(tris)
+    exact = _triangles_hit_box(tris, lo, hi)
+    centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    states = np.array([_separation(t - centre, half, 1e-9) for t in tris])
+    assert np.all(exact[states == 1]) and not np.any(exact[states == 0])
+    assert (states == 1).sum() > 100 and (states == 0).sum() > 1000
+    assert (states == 2).sum() <= 600  # left to the check: the touching ones at most
+
+
 @pytest.mark.parametrize("name", ["mug", "bar_clamp"])
 def test_the_open_gripper_check_finds_what_testing_every_face_finds(name):
     """The check tries against each box only the faces whose centres lie within the box's
