@@ -128,19 +128,17 @@ _SHADOW_MARGIN = 1e-9
 
 
 @njit(cache=True)
-def _crossings(
-    origins: np.ndarray, d: np.ndarray, tris: np.ndarray, across: np.ndarray, scale: float
-) -> np.ndarray:
-    """How many triangles the ray from each origin along d crosses ahead of it (the count the
-    intersection test gives on every pair): the origins binned on a grid of the plane
-    across d (`across`, two unit vectors), each triangle tried against the origins of the
-    cells its grown shadow covers."""
+def _bins(
+    origins: np.ndarray, across: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The origins binned on a g x g grid of the plane across the rays (`across`: two unit
+    vectors): (grid (x0, y0, wx, wy, g), the origins' order by cell, where each cell's start
+    in it, each origin's cell)."""
     m = len(origins)
-    count = np.zeros(m, dtype=np.int64)
     px = origins @ across[0]
     py = origins @ across[1]
     x0, x1, y0, y1 = px.min(), px.max(), py.min(), py.max()
-    g = max(1, min(128, int(np.ceil(np.sqrt(m / 4.0)))))
+    g = max(4, min(128, int(np.ceil(np.sqrt(m / 4.0)))))
     wx = (x1 - x0) / g if x1 > x0 else 1.0
     wy = (y1 - y0) / g if y1 > y0 else 1.0
     cell = np.empty(m, dtype=np.int64)
@@ -154,21 +152,78 @@ def _crossings(
         start[cell[i] + 1] += 1
     for c in range(g * g):
         start[c + 1] += start[c]
+    grid = np.array([x0, y0, wx, wy, float(g), x1, y1])
+    return grid, order, start, cell
+
+
+@njit(cache=True)
+def _shadow_cells(
+    tri: np.ndarray, across: np.ndarray, grid: np.ndarray, grow: float
+) -> tuple[int, int, int, int]:
+    """The cells (cx0, cx1, cy0, cy1) a triangle's shadow across the rays covers, grown by
+    `grow`; cx0 > cx1 when it misses the grid."""
+    x0, y0, wx, wy, g, x1, y1 = grid[0], grid[1], grid[2], grid[3], int(grid[4]), grid[5], grid[6]
+    lo_x, hi_x, lo_y, hi_y = np.inf, -np.inf, np.inf, -np.inf
+    for v in range(3):
+        sx = tri[v, 0] * across[0, 0] + tri[v, 1] * across[0, 1] + tri[v, 2] * across[0, 2]
+        sy = tri[v, 0] * across[1, 0] + tri[v, 1] * across[1, 1] + tri[v, 2] * across[1, 2]
+        lo_x, hi_x = min(lo_x, sx), max(hi_x, sx)
+        lo_y, hi_y = min(lo_y, sy), max(hi_y, sy)
+    lo_x, hi_x, lo_y, hi_y = lo_x - grow, hi_x + grow, lo_y - grow, hi_y + grow
+    if lo_x > x1 or hi_x < x0 or lo_y > y1 or hi_y < y0:
+        return 1, 0, 1, 0
+    cx0 = min(g - 1, max(0, int(np.floor((lo_x - x0) / wx))))
+    cx1 = min(g - 1, max(0, int(np.floor((hi_x - x0) / wx))))
+    cy0 = min(g - 1, max(0, int(np.floor((lo_y - y0) / wy))))
+    cy1 = min(g - 1, max(0, int(np.floor((hi_y - y0) / wy))))
+    return cx0, cx1, cy0, cy1
+
+
+@njit(cache=True)
+def _holds_origins(start: np.ndarray, g: int, cx0: int, cx1: int, cy0: int, cy1: int) -> bool:
+    for cx in range(cx0, cx1 + 1):
+        for cy in range(cy0, cy1 + 1):
+            c = cx * g + cy
+            if start[c + 1] > start[c]:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _shadow_grow(tri: np.ndarray, d: np.ndarray, scale: float) -> float:
+    """How far a triangle's shadow across rays along d is grown: _SHADOW_MARGIN times the
+    scene's size times the triangle's conditioning |e1| |e2| / |det| for those rays (det =
+    e1 . (d x e2), as _triangle takes it: the rounding of the intersection test grows with
+    it), at most 10 scale (the whole grid)."""
+    ax, ay, az = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]
+    bx, by, bz = tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2]
+    nx, ny, nz = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+    det = abs(d[0] * nx + d[1] * ny + d[2] * nz)
+    lengths = np.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz))
+    # Grown past the whole scene (10 scale) it covers every cell: no need for more.
+    if det * 1e10 <= _SHADOW_MARGIN * lengths:
+        return 10.0 * scale
+    return min(10.0 * scale, _SHADOW_MARGIN * scale * max(1.0, lengths / det))
+
+
+@njit(cache=True)
+def _crossings(
+    origins: np.ndarray, d: np.ndarray, tris: np.ndarray, across: np.ndarray, scale: float
+) -> np.ndarray:
+    """How many triangles the ray from each origin along d crosses ahead of it (the count the
+    intersection test gives on every pair): the origins binned on a grid of the plane
+    across d (`across`, two unit vectors), each triangle tried against the origins of the
+    cells its grown shadow covers."""
+    count = np.zeros(len(origins), dtype=np.int64)
+    grid, order, start, _ = _bins(origins, across)
+    g = int(grid[4])
     for k in range(len(tris)):
+        cx0, cx1, cy0, cy1 = _shadow_cells(tris[k], across, grid, _shadow_grow(tris[k], d, scale))
+        if cx0 > cx1 or not _holds_origins(start, g, cx0, cx1, cy0, cy1):
+            continue
         a, e1, e2, p, inv = _triangle(tris[k], d)
         if inv == 0.0:
             continue
-        grow = _SHADOW_MARGIN * scale * max(1.0, np.sqrt((e1 @ e1) * (e2 @ e2)) * abs(inv))
-        sx = tris[k] @ across[0]
-        sy = tris[k] @ across[1]
-        lo_x, hi_x = sx.min() - grow, sx.max() + grow
-        lo_y, hi_y = sy.min() - grow, sy.max() + grow
-        if lo_x > x1 or hi_x < x0 or lo_y > y1 or hi_y < y0:
-            continue
-        cx0 = min(g - 1, max(0, int(np.floor((lo_x - x0) / wx))))
-        cx1 = min(g - 1, max(0, int(np.floor((hi_x - x0) / wx))))
-        cy0 = min(g - 1, max(0, int(np.floor((lo_y - y0) / wy))))
-        cy1 = min(g - 1, max(0, int(np.floor((hi_y - y0) / wy))))
         for cx in range(cx0, cx1 + 1):
             for cy in range(cy0, cy1 + 1):
                 c = cx * g + cy
@@ -209,7 +264,9 @@ def first_hits(
     if not len(keep):
         return np.full(len(origins), np.inf), np.full(len(origins), -1, dtype=np.int64)
     tris = np.ascontiguousarray(v[faces[keep]])
-    dist, tri = _first_hits(origins, d, tris, float(reach_m))
+    both = np.vstack([tris.reshape(-1, 3), origins])
+    scale = float(np.linalg.norm(both.max(axis=0) - both.min(axis=0))) + float(reach_m)
+    dist, tri = _first_hits(origins, d, tris, float(reach_m), across, scale)
     tri = np.asarray(tri)
     return np.asarray(dist), np.where(tri >= 0, keep[np.maximum(tri, 0)], -1)
 
@@ -224,17 +281,33 @@ def perpendicular_pair(d: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _first_hits(
-    origins: np.ndarray, d: np.ndarray, tris: np.ndarray, reach: float
+    origins: np.ndarray,
+    d: np.ndarray,
+    tris: np.ndarray,
+    reach: float,
+    across: np.ndarray,
+    scale: float,
 ) -> tuple[np.ndarray, np.ndarray]:
+    # Each triangle, in order (ties go to the first), against the origins binned in the cells
+    # its grown shadow covers (_crossings).
     dist = np.full(len(origins), np.inf)
     tri = np.full(len(origins), -1, dtype=np.int64)
+    grid, order, start, _ = _bins(origins, across)
+    g = int(grid[4])
     for k in range(len(tris)):
+        cx0, cx1, cy0, cy1 = _shadow_cells(tris[k], across, grid, _shadow_grow(tris[k], d, scale))
+        if cx0 > cx1 or not _holds_origins(start, g, cx0, cx1, cy0, cy1):
+            continue
         a, e1, e2, p, inv = _triangle(tris[k], d)
         if inv == 0.0:
             continue
-        for i in range(len(origins)):
-            t = _distance(origins[i], d, a, e1, e2, p, inv)
-            if 0.0 <= t <= reach and t < dist[i]:
-                dist[i] = t
-                tri[i] = k
+        for cx in range(cx0, cx1 + 1):
+            for cy in range(cy0, cy1 + 1):
+                c = cx * g + cy
+                for j in range(start[c], start[c + 1]):
+                    i = order[j]
+                    t = _distance(origins[i], d, a, e1, e2, p, inv)
+                    if 0.0 <= t <= reach and t < dist[i]:
+                        dist[i] = t
+                        tri[i] = k
     return dist, tri

@@ -28,6 +28,20 @@ def test_vertical_axis_has_a_defined_frame():
     assert np.allclose(t[:3, :3].T @ t[:3, :3], np.eye(3))
 
 
+def test_the_kept_pose_is_handed_out_as_a_copy_and_the_cross_products_are_numpys():
+    """A grasp keeps its pose once computed: a caller changing the matrix it got does not
+    change the grasp's next answer. Its cross products take np.cross's
+    products and differences, so the frame is the same to the bit."""
+    g = Grasp([0.01, -0.02, 0.03], [0.3, -0.8, 0.1], 0.7)
+    first = g.pose()
+    x, z = first[:3, 0], first[:3, 2]
+    assert np.array_equal(first[:3, 1], np.cross(z, x))
+    first[:] = 0.0
+    again = g.pose()
+    assert np.array_equal(again, Grasp([0.01, -0.02, 0.03], [0.3, -0.8, 0.1], 0.7).pose())
+    assert again[3, 3] == 1.0 and np.allclose(again[:3, :3].T @ again[:3, :3], np.eye(3))
+
+
 def test_bad_grasp_inputs_are_rejected_with_the_field_named():
     with pytest.raises(ParameterError, match="axis"):
         Grasp([0, 0, 0], [0, 0, 0])

@@ -105,10 +105,11 @@ def test_points_inside_agrees_with_the_exact_solids(mesh):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_first_hits_meets_the_same_triangles_as_every_triangle_tested(seed):
     """first_hits tests only the triangles within the parallel rays' reach (a pad's sweep over
-    a part of the surface): each ray's first hit, distance and triangle, is the one the kernel
-    finds over the whole mesh. A sphere of 1280 faces, rays from a 20 mm patch in a random
-    direction, some of which miss it."""
-    from engine.scene.mesh_rays import _first_hits, first_hits
+    a part of the surface), each against the rays binned in the cells its shadow covers: each
+    ray's first hit, distance and triangle (the first of equals), is the one the intersection
+    test finds on every ray and triangle of the whole mesh. A sphere of 1280 faces, rays from a
+    20 mm patch in a random direction, some of which miss it, a few through its vertices."""
+    from engine.scene.mesh_rays import _distance, _triangle, first_hits
 
     sphere = trimesh.creation.icosphere(subdivisions=3, radius=0.03)
     rng = np.random.default_rng(seed)
@@ -116,9 +117,20 @@ def test_first_hits_meets_the_same_triangles_as_every_triangle_tested(seed):
     d /= np.linalg.norm(d)
     across = np.linalg.svd(d[None, :])[2][1:]  # two directions perpendicular to d
     origins = -0.06 * d + rng.uniform(-0.035, 0.035, size=(200, 2)) @ across
+    front = np.asarray(sphere.vertices)[np.asarray(sphere.vertices) @ d < 0][:20]
+    origins = np.vstack([origins, front - 0.03 * d])  # rays through vertices
     dist, tri = first_hits(origins, d, sphere.vertices, sphere.faces, 0.09)
     tris = np.ascontiguousarray(np.asarray(sphere.vertices)[sphere.faces])
-    all_dist, all_tri = _first_hits(origins, d, tris, 0.09)
+    all_dist = np.full(len(origins), np.inf)
+    all_tri = np.full(len(origins), -1)
+    for k, t3 in enumerate(tris):
+        a, e1, e2, p, inv = _triangle(t3, d)
+        if inv == 0.0:
+            continue
+        for i, o in enumerate(origins):
+            t = _distance(o, d, a, e1, e2, p, inv)
+            if 0.0 <= t <= 0.09 and t < all_dist[i]:
+                all_dist[i], all_tri[i] = t, k
     assert np.isfinite(dist).sum() > 50 and np.isinf(dist).sum() > 10  # hits and misses
     assert np.array_equal(dist, all_dist) and np.array_equal(tri, all_tri)
 
