@@ -208,13 +208,14 @@ class _OpenGripperCheck:
         if float(world[..., 2].min()) < self.clearance:
             return "ground"
         lo, hi = self.union
-        for box in self.boxes:
-            meets, unsure = self.grid.meets(pose, box, _SPHERE_MARGIN_M)
-            if meets:
-                return "object"
-            if not len(unsure):
+        meets, unsure, boxes = self.grid.meets(pose, self.boxes, _SPHERE_MARGIN_M)
+        if meets:
+            return "object"
+        for b, box in enumerate(self.boxes):
+            faces = unsure[boxes == b]
+            if not len(faces):
                 continue
-            tri = (self.vertices[self.faces[unsure]] - t) @ rot  # object in the gripper frame
+            tri = (self.vertices[self.faces[faces]] - t) @ rot  # object in the gripper frame
             near = np.all((tri.min(axis=1) <= hi) & (tri.max(axis=1) >= lo), axis=1)
             if near.any() and _triangles_hit_box(tri[near], box[0], box[1]).any():
                 return "object"

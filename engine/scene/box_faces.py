@@ -1,8 +1,9 @@
-"""Whether a box placed at a pose meets a mesh: the faces binned by their centres on a grid of
-the mesh's frame, and one compiled pass over the cells within the box's reach that sorts each
-face near the box by the separating-axis test with a margin: apart, meeting, or too close to
-call in doubles (the open-gripper check, engine.grasp.sampler, decides those few with its own
-test; a 16k-face scan's pose took 1-14 ms with a pass over every face)."""
+"""Whether boxes placed at a pose meet a mesh: the faces binned on a grid of the mesh's frame
+(each in every cell its bounds overlap; faces over many cells kept in a list of their own), and
+one compiled pass over the cells each box's bounds overlap that sorts each face there by the
+separating-axis test with a margin: apart, meeting, or too close to call in doubles (the
+open-gripper check, engine.grasp.sampler, decides those few with its own test; a 16k-face
+scan's pose took 1-14 ms with a pass over every face)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ from numba import njit
 
 # Cells along the mesh's longest side.
 CELLS_ALONG = 48
+# A face overlapping more cells than this is kept in the list of large faces, tried against
+# every box, instead of in each cell (a CAD part's long sliver would fill thousands).
+MAX_CELLS_PER_FACE = 64
 
 
 @dataclass(frozen=True)
 class FaceGrid:
-    """A mesh's triangles (m, its frame) binned by their centres on a uniform grid."""
+    """A mesh's triangles (m, its frame) binned on a uniform grid by their bounds."""
 
     tris: np.ndarray  # (n, 3, 3)
     centres: np.ndarray  # (n, 3)
@@ -25,8 +29,9 @@ class FaceGrid:
     origin: np.ndarray  # (3,) the grid's lowest corner
     cell_m: float
     dims: np.ndarray  # (3,) cells per axis
-    start: np.ndarray  # (cells + 1,) where each cell's faces start in `order`
-    order: np.ndarray  # face ids, cell by cell
+    start: np.ndarray  # (cells + 1,) where each cell's faces start in `members`
+    members: np.ndarray  # face ids, cell by cell
+    large: np.ndarray  # ids of the faces over more than MAX_CELLS_PER_FACE cells
 
     @classmethod
     def of(cls, vertices: np.ndarray, faces: np.ndarray) -> FaceGrid:
@@ -34,32 +39,91 @@ class FaceGrid:
         tris = np.ascontiguousarray(np.asarray(vertices, dtype=np.float64)[faces])
         centres = tris.mean(axis=1)
         radii = np.linalg.norm(tris - centres[:, None], axis=2).max(axis=1)
-        lo, hi = centres.min(axis=0), centres.max(axis=0)
+        lo, hi = tris.min(axis=(0, 1)), tris.max(axis=(0, 1))
         cell = max(float((hi - lo).max()) / CELLS_ALONG, 1e-6)
         dims = np.maximum(1, np.ceil((hi - lo) / cell).astype(np.int64) + 1)
-        ijk = np.minimum(((centres - lo) / cell).astype(np.int64), dims - 1)
-        flat = (ijk[:, 0] * dims[1] + ijk[:, 1]) * dims[2] + ijk[:, 2]
-        order = np.argsort(flat, kind="stable").astype(np.int64)
-        start = np.zeros(int(dims.prod()) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(flat, minlength=int(dims.prod())), out=start[1:])
-        return cls(tris, centres, radii, lo, cell, dims, start, order)
+        start, members, large = _bin_faces(tris, lo, cell, dims)
+        return cls(tris, centres, radii, lo, cell, dims, start, members, large)
 
-    def meets(self, pose: np.ndarray, box: np.ndarray, margin_m: float) -> tuple[bool, np.ndarray]:
-        """(True, -) when a face surely meets `box` ((2, 3) lower and upper corners in the
-        frame of `pose`, a 4x4 from that frame to the mesh's); else (False, the sorted ids of
-        the faces within margin_m of meeting it, which need an exact test). A face left out
-        is apart from the box by more than the rounding of any test in doubles."""
+    def meets(
+        self, pose: np.ndarray, boxes: np.ndarray, margin_m: float
+    ) -> tuple[bool, np.ndarray, np.ndarray]:
+        """(True, -, -) when a face surely meets one of `boxes` ((b, 2, 3) lower and upper
+        corners in the frame of `pose`, a 4x4 from that frame to the mesh's); else (False,
+        faces, their boxes): the faces within margin_m of meeting a box, which need an exact
+        test, each with that box's index, by box then face. A face left out is apart from
+        every box by more than the rounding of any test in doubles."""
         rot = np.ascontiguousarray(pose[:3, :3], dtype=np.float64)
         t = np.ascontiguousarray(pose[:3, 3], dtype=np.float64)
-        return _near(
+        return _meets(
             self.tris, self.centres, self.radii, self.origin, self.cell_m, self.dims,
-            self.start, self.order, rot, t, np.ascontiguousarray(box, dtype=np.float64),
-            float(margin_m),
+            self.start, self.members, self.large, rot, t,
+            np.ascontiguousarray(boxes, dtype=np.float64), float(margin_m),
         )  # fmt: skip
 
 
 @njit(cache=True)
-def _near(
+def _cell_range(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    origin: np.ndarray,
+    cell: float,
+    dims: np.ndarray,
+    spare: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cells [c0, c1] per axis that the bounds [lo, hi] overlap, `spare` more each side
+    (c0 > c1: none). A face is listed in the cells of its bounds; a box looks one cell
+    further each side, which covers the rounding of both."""
+    c0 = np.empty(3, dtype=np.int64)
+    c1 = np.empty(3, dtype=np.int64)
+    for a in range(3):
+        c0[a] = max(0, int(np.floor((lo[a] - origin[a]) / cell)) - spare)
+        c1[a] = min(dims[a] - 1, int(np.floor((hi[a] - origin[a]) / cell)) + spare)
+    return c0, c1
+
+
+@njit(cache=True)
+def _bin_faces(
+    tris: np.ndarray, origin: np.ndarray, cell: float, dims: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, members, large): each face listed in every cell its bounds overlap, unless
+    that is more than MAX_CELLS_PER_FACE cells (then in `large`)."""
+    n = len(tris)
+    ncell = dims[0] * dims[1] * dims[2]
+    counts = np.zeros(ncell + 1, dtype=np.int64)
+    lows = np.empty((n, 3), dtype=np.int64)
+    highs = np.empty((n, 3), dtype=np.int64)
+    is_large = np.zeros(n, dtype=np.bool_)
+    for f in range(n):
+        lo = np.minimum(np.minimum(tris[f, 0], tris[f, 1]), tris[f, 2])
+        hi = np.maximum(np.maximum(tris[f, 0], tris[f, 1]), tris[f, 2])
+        c0, c1 = _cell_range(lo, hi, origin, cell, dims, 0)
+        lows[f], highs[f] = c0, c1
+        if (c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > MAX_CELLS_PER_FACE:
+            is_large[f] = True
+            continue
+        for i in range(c0[0], c1[0] + 1):
+            for j in range(c0[1], c1[1] + 1):
+                for k in range(c0[2], c1[2] + 1):
+                    counts[(i * dims[1] + j) * dims[2] + k + 1] += 1
+    for c in range(ncell):
+        counts[c + 1] += counts[c]
+    members = np.empty(counts[ncell], dtype=np.int64)
+    fill = counts[:-1].copy()
+    for f in range(n):
+        if is_large[f]:
+            continue
+        for i in range(lows[f, 0], highs[f, 0] + 1):
+            for j in range(lows[f, 1], highs[f, 1] + 1):
+                for k in range(lows[f, 2], highs[f, 2] + 1):
+                    c = (i * dims[1] + j) * dims[2] + k
+                    members[fill[c]] = f
+                    fill[c] += 1
+    return counts, members, np.flatnonzero(is_large)
+
+
+@njit(cache=True)
+def _meets(
     tris: np.ndarray,
     centres: np.ndarray,
     radii: np.ndarray,
@@ -67,59 +131,90 @@ def _near(
     cell: float,
     dims: np.ndarray,
     start: np.ndarray,
-    order: np.ndarray,
+    members: np.ndarray,
+    large: np.ndarray,
     rot: np.ndarray,
     t: np.ndarray,
-    box: np.ndarray,
+    boxes: np.ndarray,
     margin: float,
-) -> tuple[bool, np.ndarray]:
-    # Where the faces may be: the box's corners turned into the mesh's frame, their bounds
-    # grown by the largest radius, the margin and a cell (the binning's rounding).
-    lo, hi = box[0], box[1]
-    out = np.empty(0, dtype=np.int64)
-    centre = 0.5 * (lo + hi)
-    half = 0.5 * (hi - lo)
+) -> tuple[bool, np.ndarray, np.ndarray]:
+    n = len(tris)
+    seen = np.full(n, -1, dtype=np.int64)
+    unsure = np.empty(n * len(boxes), dtype=np.int64)
+    unsure_box = np.empty(n * len(boxes), dtype=np.int64)
     local = np.empty((3, 3))
-    wlo = np.full(3, np.inf)
-    whi = np.full(3, -np.inf)
-    for i in range(8):
-        corner = np.array(
-            [hi[0] if i & 1 else lo[0], hi[1] if i & 2 else lo[1], hi[2] if i & 4 else lo[2]]
-        )
-        w = rot @ corner + t
-        wlo = np.minimum(wlo, w)
-        whi = np.maximum(whi, w)
-    grow = radii.max() + 2.0 * margin + cell
-    c0 = np.empty(3, dtype=np.int64)
-    c1 = np.empty(3, dtype=np.int64)
-    for a in range(3):
-        c0[a] = max(0, int(np.floor((wlo[a] - grow - origin[a]) / cell)))
-        c1[a] = min(dims[a] - 1, int(np.floor((whi[a] + grow - origin[a]) / cell)))
-        if c0[a] > c1[a]:
-            return False, out
-    found = np.empty(len(order), dtype=np.int64)
-    n = 0
-    for i in range(c0[0], c1[0] + 1):
-        for j in range(c0[1], c1[1] + 1):
-            for k in range(c0[2], c1[2] + 1):
-                c = (i * dims[1] + j) * dims[2] + k
-                for s in range(start[c], start[c + 1]):
-                    f = order[s]
-                    if not _may_meet(tris[f], centres[f], radii[f], rot, t, lo, hi, margin):
-                        continue
-                    for v in range(3):
-                        for a in range(3):
-                            x = 0.0
-                            for b in range(3):
-                                x += (tris[f, v, b] - t[b]) * rot[b, a]
-                            local[v, a] = x - centre[a]
-                    state = _separation(local, half, margin)
-                    if state == 1:
-                        return True, out
-                    if state == 2:
-                        found[n] = f
-                        n += 1
-    return False, np.sort(found[:n])
+    count = 0
+    for b in range(len(boxes)):
+        lo, hi = boxes[b, 0], boxes[b, 1]
+        centre = 0.5 * (lo + hi)
+        half = 0.5 * (hi - lo)
+        # The box's corners in the mesh's frame, their bounds grown by the margin.
+        wlo = np.full(3, np.inf)
+        whi = np.full(3, -np.inf)
+        for i in range(8):
+            corner = np.array(
+                [hi[0] if i & 1 else lo[0], hi[1] if i & 2 else lo[1], hi[2] if i & 4 else lo[2]]
+            )
+            w = rot @ corner + t
+            wlo = np.minimum(wlo, w - 2.0 * margin)
+            whi = np.maximum(whi, w + 2.0 * margin)
+        c0, c1 = _cell_range(wlo, whi, origin, cell, dims, 1)
+        first = count
+        for i in range(c0[0], c1[0] + 1):
+            for j in range(c0[1], c1[1] + 1):
+                for k in range(c0[2], c1[2] + 1):
+                    c = (i * dims[1] + j) * dims[2] + k
+                    for s in range(start[c], start[c + 1]):
+                        f = members[s]
+                        if seen[f] == b:
+                            continue
+                        seen[f] = b
+                        state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, centre,
+                                       half, margin, local)  # fmt: skip
+                        if state == 1:
+                            return True, unsure[:0], unsure_box[:0]
+                        if state == 2:
+                            unsure[count] = f
+                            unsure_box[count] = b
+                            count += 1
+        for f in large:
+            state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, centre, half,
+                           margin, local)  # fmt: skip
+            if state == 1:
+                return True, unsure[:0], unsure_box[:0]
+            if state == 2:
+                unsure[count] = f
+                unsure_box[count] = b
+                count += 1
+        unsure[first:count] = np.sort(unsure[first:count])
+    return False, unsure[:count].copy(), unsure_box[:count].copy()
+
+
+@njit(cache=True)
+def _state(
+    tri: np.ndarray,
+    centre: np.ndarray,
+    radius: float,
+    rot: np.ndarray,
+    t: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    box_centre: np.ndarray,
+    half: np.ndarray,
+    margin: float,
+    local: np.ndarray,
+) -> int:
+    """A face (mesh frame) against the box [lo, hi] (pose frame: x = rot^T (w - t)): 0 apart,
+    1 meeting, 2 too close to call; its bounding sphere and corners' bounds first."""
+    if not _may_meet(tri, centre, radius, rot, t, lo, hi, margin):
+        return 0
+    for v in range(3):
+        for a in range(3):
+            x = 0.0
+            for b in range(3):
+                x += (tri[v, b] - t[b]) * rot[b, a]
+            local[v, a] = x - box_centre[a]
+    return _separation(local, half, margin)
 
 
 @njit(cache=True, inline="always")
