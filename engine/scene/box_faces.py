@@ -140,14 +140,13 @@ def _meets(
 ) -> tuple[bool, np.ndarray, np.ndarray]:
     n = len(tris)
     seen = np.full(n, -1, dtype=np.int64)
+    candidates = np.empty(n, dtype=np.int64)
     unsure = np.empty(n * len(boxes), dtype=np.int64)
     unsure_box = np.empty(n * len(boxes), dtype=np.int64)
     local = np.empty((3, 3))
     count = 0
     for b in range(len(boxes)):
         lo, hi = boxes[b, 0], boxes[b, 1]
-        centre = 0.5 * (lo + hi)
-        half = 0.5 * (hi - lo)
         # The box's corners in the mesh's frame, their bounds grown by the margin.
         wlo = np.full(3, np.inf)
         whi = np.full(3, -np.inf)
@@ -159,27 +158,24 @@ def _meets(
             wlo = np.minimum(wlo, w - 2.0 * margin)
             whi = np.maximum(whi, w + 2.0 * margin)
         c0, c1 = _cell_range(wlo, whi, origin, cell, dims, 1)
-        first = count
+        # The faces listed in those cells, each once, and the large ones.
+        near = 0
         for i in range(c0[0], c1[0] + 1):
             for j in range(c0[1], c1[1] + 1):
                 for k in range(c0[2], c1[2] + 1):
                     c = (i * dims[1] + j) * dims[2] + k
                     for s in range(start[c], start[c + 1]):
                         f = members[s]
-                        if seen[f] == b:
-                            continue
-                        seen[f] = b
-                        state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, centre,
-                                       half, margin, local)  # fmt: skip
-                        if state == 1:
-                            return True, unsure[:0], unsure_box[:0]
-                        if state == 2:
-                            unsure[count] = f
-                            unsure_box[count] = b
-                            count += 1
-        for f in large:
-            state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, centre, half,
-                           margin, local)  # fmt: skip
+                        if seen[f] != b:
+                            seen[f] = b
+                            candidates[near] = f
+                            near += 1
+        candidates[near : near + len(large)] = large
+        near += len(large)
+        first = count
+        for q in range(near):
+            f = candidates[q]
+            state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, margin, local)
             if state == 1:
                 return True, unsure[:0], unsure_box[:0]
             if state == 2:
@@ -199,55 +195,37 @@ def _state(
     t: np.ndarray,
     lo: np.ndarray,
     hi: np.ndarray,
-    box_centre: np.ndarray,
-    half: np.ndarray,
     margin: float,
     local: np.ndarray,
 ) -> int:
     """A face (mesh frame) against the box [lo, hi] (pose frame: x = rot^T (w - t)): 0 apart,
-    1 meeting, 2 too close to call; its bounding sphere and corners' bounds first."""
-    if not _may_meet(tri, centre, radius, rot, t, lo, hi, margin):
-        return 0
-    for v in range(3):
-        for a in range(3):
-            x = 0.0
-            for b in range(3):
-                x += (tri[v, b] - t[b]) * rot[b, a]
-            local[v, a] = x - box_centre[a]
-    return _separation(local, half, margin)
-
-
-@njit(cache=True, inline="always")
-def _may_meet(
-    tri: np.ndarray,
-    centre: np.ndarray,
-    radius: float,
-    rot: np.ndarray,
-    t: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    margin: float,
-) -> bool:
-    """Whether a face (mesh frame) may meet the box [lo, hi] (pose frame: x = rot^T (w - t)):
-    its bounding sphere and then its corners' bounds, grown by `margin`."""
+    1 meeting, 2 too close to call. Its bounding sphere and its corners' bounds, grown by
+    `margin`, first; then the separating-axis test (_separation) about the box's centre."""
     r = radius + margin
     for a in range(3):
         x = 0.0
         for b in range(3):
             x += (centre[b] - t[b]) * rot[b, a]
         if x - r > hi[a] or x + r < lo[a]:
-            return False
-    for a in range(3):
-        low, high = np.inf, -np.inf
-        for v in range(3):
+            return 0
+    for v in range(3):
+        for a in range(3):
             x = 0.0
             for b in range(3):
                 x += (tri[v, b] - t[b]) * rot[b, a]
-            low = min(low, x)
-            high = max(high, x)
+            local[v, a] = x
+    for a in range(3):
+        low = min(local[0, a], min(local[1, a], local[2, a]))
+        high = max(local[0, a], max(local[1, a], local[2, a]))
         if low - margin > hi[a] or high + margin < lo[a]:
-            return False
-    return True
+            return 0
+    half = np.empty(3)
+    for a in range(3):
+        middle = 0.5 * (lo[a] + hi[a])
+        half[a] = 0.5 * (hi[a] - lo[a])
+        for v in range(3):
+            local[v, a] -= middle
+    return _separation(local, half, margin)
 
 
 @njit(cache=True, inline="always")
