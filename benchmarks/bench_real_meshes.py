@@ -296,6 +296,16 @@ def main() -> None:
     }
     grippers = [g.strip() for g in args.grippers.split(",") if g.strip()]
     only = {n.strip() for n in args.only.split(",") if n.strip()}
+    # The kernels compiled (or loaded) once before the first trial: after a change to them the
+    # first fresh process would compile them all (~30 s, ~450 MB), which no user's trial after
+    # an install pays (`ipcgrasp warmup`).
+    subprocess.run(
+        [sys.executable, "-c", "from engine.grasp.warmup import warm_up; warm_up()"],
+        cwd=args.tree,
+        env=dict(os.environ, PYTHONPATH=str(args.tree)),
+        check=True,
+        capture_output=True,
+    )
     load_before = os.getloadavg()
     results = []
     for mesh in MESHES:
