@@ -17,6 +17,7 @@ from engine.analytic.result import FAILURE_REASONS
 from engine.errors import GraspError
 from engine.gripper.jaws import JawPlacement
 from engine.gripper.pad_geometry import PadOutline
+from engine.scene.mesh_surface import undirected_edges
 from engine.scene.resting import RestingObject
 
 # Two hits closer than this along a ray are the same surface point (a ray through an edge).
@@ -52,8 +53,7 @@ def object_geometry(obj: RestingObject) -> ObjectGeometry:
     f = np.asarray(obj.faces, dtype=np.int64)
     if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0 or not np.isfinite(v).all():
         raise ContactFailure("invalid input", "object mesh has no triangles or non-finite vertices")
-    edges = np.sort(f[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
-    _, counts = np.unique(edges, axis=0, return_counts=True)
+    _, _, counts = undirected_edges(f)
     if not np.all(counts == 2):
         raise ContactFailure(
             "invalid input",

@@ -199,7 +199,7 @@ class _OpenGripperCheck:
         self.union = (self.boxes[:, 0].min(axis=0), self.boxes[:, 1].max(axis=0))
         # Each box against the faces near it, in compiled code (engine.scene.box_faces); this
         # check's own test decides the faces within rounding of meeting it.
-        self.grid = _face_grid(obj)
+        self.grid = _surface(obj).grid
 
     def reason(self, pose: np.ndarray) -> str:
         """'' when clear, else what the open gripper hits ('ground' or 'object')."""
@@ -306,31 +306,29 @@ def _spaced(
     return kept
 
 
-# Each object's surface as trimesh holds it, with the faces' R-tree the antipodal search
-# queries (~0.3 s to build on a 16k-face scan): built once per object, not per sampling (a
-# default grasp samples again for each other gripper it names).
-_SURFACES: weakref.WeakKeyDictionary[RestingObject, trimesh.Trimesh] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class _Surface:
+    """An object's surface indexed for sampling: as trimesh holds it, with the faces' R-tree
+    the antipodal search queries (~0.3 s to build on a 16k-face scan), and its faces binned
+    for the open-gripper check (~12 ms)."""
+
+    mesh: trimesh.Trimesh
+    grid: FaceGrid
 
 
-def _surface(obj: RestingObject) -> trimesh.Trimesh:
-    """The object's surface as a trimesh mesh (kept while the object lives)."""
-    mesh = _SURFACES.get(obj)
-    if mesh is None:
-        mesh = trimesh.Trimesh(np.asarray(obj.vertices), np.asarray(obj.faces), process=False)
-        _SURFACES[obj] = mesh
-    return mesh
+# Built once per object while it lives, not per sampling: a default grasp samples again for
+# each other gripper it names.
+_SURFACES: weakref.WeakKeyDictionary[RestingObject, _Surface] = weakref.WeakKeyDictionary()
 
 
-# Each object's faces binned for the open-gripper check (~12 ms on a scan), likewise kept.
-_GRIDS: weakref.WeakKeyDictionary[RestingObject, FaceGrid] = weakref.WeakKeyDictionary()
-
-
-def _face_grid(obj: RestingObject) -> FaceGrid:
-    """The object's faces binned for the open-gripper check (kept while the object lives)."""
-    grid = _GRIDS.get(obj)
-    if grid is None:
-        grid = _GRIDS[obj] = FaceGrid.of(np.asarray(obj.vertices), np.asarray(obj.faces))
-    return grid
+def _surface(obj: RestingObject) -> _Surface:
+    """The object's indexed surface (kept while the object lives)."""
+    kept = _SURFACES.get(obj)
+    if kept is None:
+        v, f = np.asarray(obj.vertices), np.asarray(obj.faces)
+        kept = _Surface(trimesh.Trimesh(v, f, process=False), FaceGrid.of(v, f))
+        _SURFACES[obj] = kept
+    return kept
 
 
 def sample_candidates(
@@ -349,7 +347,7 @@ def sample_candidates(
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ParameterError(f"the seed must be an integer >= 0, got {seed!r}")
     rng = np.random.default_rng(int(seed))
-    mesh = _surface(obj)
+    mesh = _surface(obj).mesh
     check = _OpenGripperCheck(obj, settings)
     pool = n + max(20, n // 2)
     k = settings.approach_angles

@@ -147,6 +147,7 @@ def _meets(
     count = 0
     for b in range(len(boxes)):
         lo, hi = boxes[b, 0], boxes[b, 1]
+        middle, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         # The box's corners in the mesh's frame, their bounds grown by the margin.
         wlo = np.full(3, np.inf)
         whi = np.full(3, -np.inf)
@@ -175,7 +176,9 @@ def _meets(
         first = count
         for q in range(near):
             f = candidates[q]
-            state = _state(tris[f], centres[f], radii[f], rot, t, lo, hi, margin, local)
+            state = _state(
+                tris[f], centres[f], radii[f], rot, t, lo, hi, middle, half, margin, local
+            )
             if state == 1:
                 return True, unsure[:0], unsure_box[:0]
             if state == 2:
@@ -195,12 +198,15 @@ def _state(
     t: np.ndarray,
     lo: np.ndarray,
     hi: np.ndarray,
+    middle: np.ndarray,
+    half: np.ndarray,
     margin: float,
     local: np.ndarray,
 ) -> int:
-    """A face (mesh frame) against the box [lo, hi] (pose frame: x = rot^T (w - t)): 0 apart,
-    1 meeting, 2 too close to call. Its bounding sphere and its corners' bounds, grown by
-    `margin`, first; then the separating-axis test (_separation) about the box's centre."""
+    """A face (mesh frame) against the box [lo, hi] (pose frame: x = rot^T (w - t)) of centre
+    `middle` and half sizes `half`: 0 apart, 1 meeting, 2 too close to call. Its bounding
+    sphere and its corners' bounds, grown by `margin`, first; then the separating-axis test
+    (_separation) about the box's centre."""
     r = radius + margin
     for a in range(3):
         x = 0.0
@@ -219,12 +225,9 @@ def _state(
         high = max(local[0, a], max(local[1, a], local[2, a]))
         if low - margin > hi[a] or high + margin < lo[a]:
             return 0
-    half = np.empty(3)
-    for a in range(3):
-        middle = 0.5 * (lo[a] + hi[a])
-        half[a] = 0.5 * (hi[a] - lo[a])
-        for v in range(3):
-            local[v, a] -= middle
+    for v in range(3):
+        for a in range(3):
+            local[v, a] -= middle[a]
     return _separation(local, half, margin)
 
 

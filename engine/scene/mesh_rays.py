@@ -54,7 +54,7 @@ def points_inside(points: np.ndarray, vertices: np.ndarray, faces: np.ndarray) -
     and 4 s and 1 GB on a 15k-face nested part, through an R-tree of every triangle. Each ray
     meets only the triangles whose shadow along it covers its origin, so the points are binned
     on a grid across the rays and each triangle is tried only against the points of the cells
-    its shadow covers (_crossings).
+    its shadow covers (_ray_hits).
     """
     v = np.ascontiguousarray(vertices, dtype=np.float64)
     tris = np.ascontiguousarray(v[np.asarray(faces, dtype=np.int64)])
@@ -66,7 +66,8 @@ def points_inside(points: np.ndarray, vertices: np.ndarray, faces: np.ndarray) -
     scale = float(np.linalg.norm(both.max(axis=0) - both.min(axis=0)))
     for d in _PARITY_DIRECTIONS:
         unit = d / np.linalg.norm(d)
-        votes += _crossings(pts, unit, tris, perpendicular_pair(unit), scale) % 2
+        count = _ray_hits(pts, unit, tris, 0.0, perpendicular_pair(unit), scale)[0]
+        votes += count % 2
     return np.asarray(votes >= 2)
 
 
@@ -207,14 +208,23 @@ def _shadow_grow(tri: np.ndarray, d: np.ndarray, scale: float) -> float:
 
 
 @njit(cache=True)
-def _crossings(
-    origins: np.ndarray, d: np.ndarray, tris: np.ndarray, across: np.ndarray, scale: float
-) -> np.ndarray:
-    """How many triangles the ray from each origin along d crosses ahead of it (the count the
-    intersection test gives on every pair): the origins binned on a grid of the plane
-    across d (`across`, two unit vectors), each triangle tried against the origins of the
-    cells its grown shadow covers."""
+def _ray_hits(
+    origins: np.ndarray,
+    d: np.ndarray,
+    tris: np.ndarray,
+    reach: float,
+    across: np.ndarray,
+    scale: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parallel rays from `origins` along d against triangles, as the intersection test gives
+    it on every pair: (how many triangles each ray crosses ahead of its origin, the distance
+    at which it first meets one within [0, reach] (inf: none), that triangle (-1), the first
+    of equals). The origins are binned on a grid of the plane across d (`across`, two unit
+    vectors); each triangle, in order, is tried against the origins of the cells its grown
+    shadow covers."""
     count = np.zeros(len(origins), dtype=np.int64)
+    dist = np.full(len(origins), np.inf)
+    tri = np.full(len(origins), -1, dtype=np.int64)
     grid, order, start, _ = _bins(origins, across)
     g = int(grid[4])
     for k in range(len(tris)):
@@ -229,9 +239,13 @@ def _crossings(
                 c = cx * g + cy
                 for j in range(start[c], start[c + 1]):
                     i = order[j]
-                    if _distance(origins[i], d, a, e1, e2, p, inv) > 0.0:
+                    t = _distance(origins[i], d, a, e1, e2, p, inv)
+                    if t > 0.0:
                         count[i] += 1
-    return count
+                    if 0.0 <= t <= reach and t < dist[i]:
+                        dist[i] = t
+                        tri[i] = k
+    return count, dist, tri
 
 
 def first_hits(
@@ -266,8 +280,7 @@ def first_hits(
     tris = np.ascontiguousarray(v[faces[keep]])
     both = np.vstack([tris.reshape(-1, 3), origins])
     scale = float(np.linalg.norm(both.max(axis=0) - both.min(axis=0))) + float(reach_m)
-    dist, tri = _first_hits(origins, d, tris, float(reach_m), across, scale)
-    tri = np.asarray(tri)
+    _, dist, tri = _ray_hits(origins, d, tris, float(reach_m), across, scale)
     return np.asarray(dist), np.where(tri >= 0, keep[np.maximum(tri, 0)], -1)
 
 
@@ -277,37 +290,3 @@ def perpendicular_pair(d: np.ndarray) -> np.ndarray:
     u = np.cross(d, helper)
     u /= np.linalg.norm(u)
     return np.stack([u, np.cross(d, u)])
-
-
-@njit(cache=True)
-def _first_hits(
-    origins: np.ndarray,
-    d: np.ndarray,
-    tris: np.ndarray,
-    reach: float,
-    across: np.ndarray,
-    scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    # Each triangle, in order (ties go to the first), against the origins binned in the cells
-    # its grown shadow covers (_crossings).
-    dist = np.full(len(origins), np.inf)
-    tri = np.full(len(origins), -1, dtype=np.int64)
-    grid, order, start, _ = _bins(origins, across)
-    g = int(grid[4])
-    for k in range(len(tris)):
-        cx0, cx1, cy0, cy1 = _shadow_cells(tris[k], across, grid, _shadow_grow(tris[k], d, scale))
-        if cx0 > cx1 or not _holds_origins(start, g, cx0, cx1, cy0, cy1):
-            continue
-        a, e1, e2, p, inv = _triangle(tris[k], d)
-        if inv == 0.0:
-            continue
-        for cx in range(cx0, cx1 + 1):
-            for cy in range(cy0, cy1 + 1):
-                c = cx * g + cy
-                for j in range(start[c], start[c + 1]):
-                    i = order[j]
-                    t = _distance(origins[i], d, a, e1, e2, p, inv)
-                    if 0.0 <= t <= reach and t < dist[i]:
-                        dist[i] = t
-                        tri[i] = k
-    return dist, tri

@@ -144,8 +144,8 @@ def test_binned_crossings_count_what_every_pair_counts(seed):
     three parity directions."""
     from engine.scene.mesh_rays import (
         _PARITY_DIRECTIONS,
-        _crossings,
         _distance,
+        _ray_hits,
         _triangle,
         perpendicular_pair,
     )
@@ -172,7 +172,7 @@ def test_binned_crossings_count_what_every_pair_counts(seed):
         # And points whose rays pass exactly through a vertex or an edge's middle ahead: on
         # the edge of those triangles' shadows.
         grazing = np.vstack([points, v[:40] - 0.03 * unit, points[-40:] - 0.03 * unit])
-        binned = _crossings(grazing, unit, tris, perpendicular_pair(unit), scale)
+        binned = _ray_hits(grazing, unit, tris, 0.0, perpendicular_pair(unit), scale)[0]
         every = np.zeros(len(grazing), dtype=np.int64)
         for tri in tris:
             a, e1, e2, p, inv = _triangle(tri, unit)
