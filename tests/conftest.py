@@ -44,3 +44,27 @@ def yumi_cube_simulation(
     params = SimulationParams.for_gripper("yumi")
     pad = build_pad(params)
     return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
+
+
+# Under pytest-xdist (scripts/test runs the suite on two workers with --dist loadgroup), these
+# modules' tests run one after another on one worker: they start batch drivers with process
+# pools or Ray clusters (Ray's ports and /tmp/ray sessions are per machine) and kill them, and
+# two at once would share the two cores between four pools instead of testing one.
+SERIAL_MODULES = frozenset(
+    {
+        "test_random_kills.py",
+        "test_lifetime.py",
+        "test_ray_backend.py",
+        "test_ray_cluster.py",
+        "test_batch_cli.py",
+        "test_lifeline.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    import pytest
+
+    for item in items:
+        if item.path.name in SERIAL_MODULES:
+            item.add_marker(pytest.mark.xdist_group("processes"))
