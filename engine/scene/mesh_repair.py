@@ -35,7 +35,14 @@ import trimesh
 from engine.errors import MeshError, ParameterError
 from engine.scene.mesh_bodies import SeveralBodiesError as SeveralBodiesError  # the app's import
 from engine.scene.mesh_bodies import choose_bodies, parse_body
-from engine.scene.mesh_surface import is_closed, mm, plural, signed_volume, undirected_edges
+from engine.scene.mesh_surface import (
+    consistent_winding,
+    is_closed,
+    mm,
+    plural,
+    signed_volume,
+    undirected_edges,
+)
 
 MAX_HOLE_FRACTION = 0.1
 """Largest hole filled: its boundary loop spans at most this fraction of the body's diagonal."""
@@ -247,7 +254,7 @@ def _orient(
     before = np.asarray(mesh.faces).copy()
     with np.errstate(divide="ignore", invalid="ignore"):
         if not mesh.is_winding_consistent:
-            trimesh.repair.fix_winding(mesh)
+            mesh.faces = consistent_winding(before)
         if mesh.body_count > 1:
             trimesh.repair.fix_inversion(mesh, multibody=True)
         elif signed_volume(np.asarray(mesh.vertices), np.asarray(mesh.faces)) < 0:
