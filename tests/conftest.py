@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 REFERENCE_CUBE = SHARED_DATA / "reach_cube" / "cube_3cm.obj"
@@ -12,8 +14,6 @@ REACH_JSON = SHARED_DATA / "reach_cube" / "reach_cube_3cm.json"
 
 def reach_table():  # -> engine.batch.grasp_table.GraspTable
     """The REACH cube's grasp table; skips the calling test when ../shared/data is absent."""
-    import pytest
-
     from engine.batch.grasp_table import read_grasp_table
 
     if not REACH_JSON.exists():
@@ -46,10 +46,13 @@ def yumi_cube_simulation(
     return GraspSimulation(obj, default_grasp(obj, pad.outline).pose(), params, pad=pad)
 
 
-# Under pytest-xdist (scripts/test runs the suite on two workers with --dist loadgroup), these
-# modules' tests run one after another on one worker: they start batch drivers with process
-# pools or Ray clusters (Ray's ports and /tmp/ray sessions are per machine) and kill them, and
-# two at once would share the two cores between four pools instead of testing one.
+# Under pytest-xdist with --dist loadscope (scripts/test runs the suite on two workers), tests
+# that share a machine-wide resource run one after another on one worker, the rest one by one
+# wherever a worker is free: these modules' tests start batch drivers with process pools or Ray
+# clusters (Ray's ports and /tmp/ray sessions are per machine) and kill them, and the GUI tests
+# drive windows on one X display, where two windows take the keyboard focus and the screen from
+# each other. (xdist's own --dist loadgroup cannot group them under pytest 9: it renames the
+# items' node ids through an attribute pytest 9 no longer reads.)
 SERIAL_MODULES = frozenset(
     {
         "test_random_kills.py",
@@ -60,11 +63,43 @@ SERIAL_MODULES = frozenset(
         "test_lifeline.py",
     }
 )
+# The modules of tests/app that need no QApplication and no display (tests/app/conftest.py marks
+# the others gui), and the modules elsewhere whose tests open the app's window (the wheel's smoke
+# test).
+GUI_FREE_APP_MODULES = frozenset(
+    {
+        "test_model_app.py",
+        "test_controllers_headless.py",
+        "test_workers.py",
+        "test_settings.py",
+        "test_dataset_model.py",
+        "test_compare_labels.py",
+        "test_analytic_params_mapping.py",
+    }
+)
+GUI_MODULES_ELSEWHERE = frozenset({"test_wheel.py"})
 
 
-def pytest_collection_modifyitems(items) -> None:
-    import pytest
+def shared_resource(nodeid: str) -> str | None:
+    """The machine-wide resource a test uses ("processes", "gui"), None for none."""
+    path = nodeid.split("::", 1)[0]
+    name = path.rsplit("/", 1)[-1]
+    if name in SERIAL_MODULES:
+        return "processes"
+    in_app = path.startswith("tests/app/") and name not in GUI_FREE_APP_MODULES
+    return "gui" if in_app or name in GUI_MODULES_ELSEWHERE else None
 
-    for item in items:
-        if item.path.name in SERIAL_MODULES:
-            item.add_marker(pytest.mark.xdist_group("processes"))
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedResourceScheduling(LoadScopeScheduling):
+        """Each shared resource's tests one unit of work, every other test its own."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return shared_resource(nodeid) or nodeid
+
+    return SharedResourceScheduling(config, log)

@@ -13,27 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import GUI_FREE_APP_MODULES
+
 pytest.importorskip("PySide6")
 pytest.importorskip("pyvistaqt")
-
-
-# Model, controller and worker tests that need no QApplication and no display.
-HEADLESS = {
-    "test_model_app.py",
-    "test_controllers_headless.py",
-    "test_workers.py",
-    "test_settings.py",
-    "test_dataset_model.py",
-    "test_compare_labels.py",
-    "test_analytic_params_mapping.py",
-}
 
 
 def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
     for item in items:
         path = Path(item.fspath)
-        if here in path.parents and path.name not in HEADLESS:
+        if here in path.parents and path.name not in GUI_FREE_APP_MODULES:
             item.add_marker(pytest.mark.gui)
 
 
