@@ -158,7 +158,7 @@ class GraspSimulation:
         summary = yield from squeeze.run()
         if summary is None:
             return
-        psi = self.stepper.pad_energies(self.stepper.state.u)
+        psi = self.system.pad_energies(self.stepper.state.u)
         r.psi1_j, r.psi2_j = psi
         r.grip_force1_n, r.grip_force2_n = summary.grip_force_n
         if summary.pad_object[0] == 0 or summary.pad_object[1] == 0:
@@ -304,7 +304,7 @@ class GraspSimulation:
             object_pose=pose,
             plate_travel_m=st.travel_m,
             plate_lift_m=st.lift_m,
-            psi_j=self.stepper.pad_energies(st.u),
+            psi_j=self.system.pad_energies(st.u),
             grip_force_n=summary.grip_force_n,
             contacts=summary.as_dict(),
             min_distance_m=summary.min_distance_m,

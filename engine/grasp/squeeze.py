@@ -146,7 +146,7 @@ class Squeeze:
             self.blocked_before = False
             grip = sim.grip(new)
             forces, pairs, _ = grip
-            energies = forces if self.use_force else sim.stepper.pad_energies(new.u)
+            energies = forces if self.use_force else sim.system.pad_energies(new.u)
             reading = _Reading(forces, stop_quantity(energies, self.use_force), min(pairs) > 0)
             if self._over_the_cap(servo, reading):
                 self.servo_push = True  # the same step again, force-limited

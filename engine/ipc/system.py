@@ -14,7 +14,13 @@ import scipy.sparse as sp
 
 from engine.constants import GRAVITY_M_S2
 from engine.fem.element_hessian_cache import ElementHessianCache
-from engine.fem.neohookean import HessianAssembler, TetRest, lame_parameters, tet_rest
+from engine.fem.neohookean import (
+    HessianAssembler,
+    TetRest,
+    elastic_energy,
+    lame_parameters,
+    tet_rest,
+)
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc.affine_body import AffineBody, identity_state
 from engine.ipc.collision_layout import OBJECT_OWNER as OBJECT_OWNER  # re-exported
@@ -151,6 +157,14 @@ class GraspSystem(CollisionLayout):
     def object_state(self, u: np.ndarray) -> np.ndarray:
         """The object's 12 affine DOFs in u (translation, then the 3x3 matrix; a view)."""
         return u[self.obj_dof]
+
+    def pad_energies(self, u: np.ndarray) -> tuple[float, float]:
+        """Each pad's strain energy (J) at u."""
+        out = [
+            elastic_energy(self.pad_positions(u, k), blk.rest, self.mu_lame, self.lambda_lame)
+            for k, blk in enumerate(self.pads)
+        ]
+        return (out[0], out[1])
 
 
 def _pad_blocks(
