@@ -222,16 +222,11 @@ class GraspSimulation:
             )
         return (out[0], out[1])
 
-    def approach_limit(
-        self, delta: float, touching: tuple[bool, bool], closing_fraction: float = 1.0
-    ) -> float:
-        """Closing increment that brings no untouched pad closer than 0.9 dhat to the object,
-        nor (`closing_fraction` < 1) closes more than that fraction of its gap.
+    def approach_limit(self, delta: float, touching: tuple[bool, bool]) -> float:
+        """Closing increment that brings no untouched pad closer than 0.9 dhat to the object.
 
         Used until both pads touch, so one step never jumps from free flight deep into the
         barrier (and CCD never has to resolve a face-on impact, which is slow in ipctk).
-        Additive CCD may stop a pair at a tenth of its starting gap (its conservative
-        rescaling, 0.9), so a step whose start CCD must admit whole closes less of the gap.
         """
         dhat = self.params.dhat_m
         pairs = [(k, OBJECT_OWNER) for k in (0, 1) if not touching[k]]
@@ -244,11 +239,11 @@ class GraspSimulation:
         share = 0.5 if any(touching) else 1.0
         # Bodies at least this far apart are: the whole increment fits without a query (the
         # free approach's first steps).
-        need = max(delta / share + 0.9 * dhat, delta / (share * closing_fraction))
+        need = delta / share + 0.9 * dhat
         if min(s.gap_bound(x, a, b, axis, need) for a, b in pairs) >= need:
             return delta
-        gap = s.closest_gap(x, pairs, max(2.0 * delta + dhat, need), axis, dhat)
-        return min(delta, share * min(gap - 0.9 * dhat, closing_fraction * gap))
+        room = s.closest_gap(x, pairs, 2.0 * delta + dhat, axis, dhat) - 0.9 * dhat
+        return min(delta, share * room)
 
     # --- readings and frames ------------------------------------------------------------------
     def object_pose(self, st: StepState) -> np.ndarray:

@@ -46,10 +46,8 @@ log = logging.getLogger(__name__)
 
 # A free-flight closing step (no pad near the object) spans at most this many time steps.
 FREE_FLIGHT_STEPS = 8
-# A step in which one pad pushes the object alone spans at most this many time steps, and
-# closes at most this fraction of the other pad's gap to the object.
+# A step in which one pad pushes the object alone spans at most this many time steps.
 PUSH_STEPS = 2
-PUSH_CLOSING = 0.8
 # Where the squeeze goes after a frame: on (None), or end with the last summary, or end without.
 _GO_ON = "go on"
 # A pad pushing the object alone whose jaws stand still at the gripper's force for this many
@@ -210,11 +208,8 @@ class Squeeze:
             return min(longest, 0.8 * (room + 0.9 * p.dhat_m), self.max_travel - st.travel_m)
         # One pad pushes the object along the ground at the closing speed, a slow quasi-static
         # slide: a step spans PUSH_STEPS time steps while the other pad is far (the pushed object
-        # turns by the same 4.4 deg in REACH grasp 2 as with single steps). Its start carries the
-        # object along, so CCD must admit the whole step: it closes at most PUSH_CLOSING of the
-        # other pad's gap (a step up to 0.9 dhat of it was stopped short and retried at a
-        # twentieth of its length: 17 times for a YCB power drill with the Robotiq 2F-85).
-        return self.sim.approach_limit(PUSH_STEPS * self.delta_max, touching, PUSH_CLOSING)
+        # turns by the same 4.4 deg in REACH grasp 2 as with single steps).
+        return self.sim.approach_limit(PUSH_STEPS * self.delta_max, touching)
 
     def _over_the_cap(self, servo: bool, reading: _Reading) -> bool:
         """Whether a position step pressed a pad harder than the gripper's force (a

@@ -44,7 +44,9 @@ MAX_STEP_HALVINGS = 3
 
 
 class StepBlocked(Exception):
-    """The rigid-translation initial guess of a step would collide; take a smaller step."""
+    """No initial guess of a step is intersection-free; take a smaller step. `alpha`: the
+    largest fraction of the step a tried start allows (a pushed object carried along: the
+    other pad's approach, not the pushing pad's contact, limits the step)."""
 
     def __init__(self, alpha: float) -> None:
         super().__init__(alpha)
@@ -353,7 +355,7 @@ class Stepper:
         s = self.system
         d_travel, d_lift = cmd.travel_m, cmd.lift_m
         guess = st.u + d_travel * self.close_dir + d_lift * self.lift_dir
-        alpha = 0.0
+        alpha = best = 0.0  # best: the largest fraction a tried start allows
         obj = slice(s.obj_dof.start, s.obj_dof.start + 12)
         moves = []
         if np.any(st.v[obj]) or d_lift:
@@ -369,6 +371,7 @@ class Stepper:
             shifted = guess.copy()
             shifted[obj] += move
             alpha = self._stepsize(x0, s.collision_vertices(shifted))
+            best = max(best, alpha)
             if alpha >= 1.0:
                 guess = shifted
                 break
@@ -388,7 +391,7 @@ class Stepper:
             if cmd.object_shift is not None:
                 guess[s.obj_dof.start : s.obj_dof.start + 2] += cmd.object_shift[:2]
             if not self.valid_start(x0, guess):
-                raise StepBlocked(float(alpha))
+                raise StepBlocked(float(max(alpha, best)))
         return guess
 
     def _inertial_guess(

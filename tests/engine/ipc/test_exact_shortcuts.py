@@ -182,36 +182,6 @@ def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole
     assert skipped >= 5
 
 
-def test_a_push_step_closes_at_most_what_additive_ccd_admits_whole(sim, monkeypatch):
-    """A push step's start carries the object along, so CCD must admit it whole. Additive CCD
-    may stop a pair at a tenth of its starting gap (its conservative rescaling, 0.9): a YCB
-    power drill's push steps with the Robotiq 2F-85, sized to bring the other pad to 0.9 dhat,
-    were stopped at 0.92 and retried at a twentieth of their length, 17 times. The push step's
-    limit (closing_fraction 0.8) closes at most 0.8 of the gap and never comes closer than
-    0.9 dhat, and CCD admits it whole from every gap."""
-    s, x0, mesh, rows, pad0, normal, gap = _pad0_facing_the_cube(sim)
-    dhat = sim.params.dhat_m
-
-    def admitted(x: np.ndarray, closing: float) -> float:
-        # As the stepper checks a step's start: CCD over the pairs of its broad phase, whose
-        # boxes are inflated by dhat (engine.ipc.contact_term.COVER_MARGIN).
-        moved = x.copy()
-        moved[pad0] += closing * normal
-        x0_pair, x1_pair = x[rows], moved[rows]
-        candidates = ipc.swept_candidates(mesh, x0_pair, x1_pair, dhat)
-        return ipc.candidates_stepsize(candidates, mesh, x0_pair, x1_pair)
-
-    for left in (9e-3, 4e-3, 1e-3, 1e-4, 5e-5):
-        x = x0.copy()
-        x[pad0] += (gap - left) * normal
-        monkeypatch.setattr(s, "collision_vertices", lambda u, x=x: x)
-        room = s.closest_gap(x, [(0, OBJECT_OWNER)], 2.0 * left + dhat, normal, dhat)
-        # Pad 1 pushes the object (it moves with the plate): pad 0's gap closes twice as fast.
-        limit = sim.approach_limit(1.0, (False, True), closing_fraction=0.8)
-        assert limit == 0.5 * min(room - 0.9 * dhat, 0.8 * room)
-        assert admitted(x, 2.0 * limit) == 1.0
-
-
 def test_the_box_tests_kernels_equal_their_numpy_statements() -> None:
     # The same law in one pass (engine.ipc.collision_layout._boxes_apart) and with an early exit
     # (candidate_cover._inside): equal answers to the numpy formulas they replaced.
