@@ -64,10 +64,11 @@ def consistent_winding(faces: np.ndarray) -> np.ndarray:
 
     Each component of faces joined by such edges keeps the winding of its lowest-numbered face
     (trimesh's fix_winding that of the first face its search meets: the same up to turning a
-    whole component, which orienting it outwards settles); faces joined to no other keep theirs. A component that cannot be wound consistently (a Moebius band) gets the
-    winding its breadth-first tree from that face gives, as with trimesh. trimesh's networkx
-    search with a numpy call per pair of faces took 1 s on a 17k-face CAD vase; here the pairs
-    and whether they agree are found for all edges at once (30 ms).
+    whole component, which orienting it outwards settles); faces joined to no other keep
+    theirs. A component that cannot be wound consistently (a Moebius band) gets the winding
+    its breadth-first tree from that face gives, as with trimesh. trimesh's networkx search
+    with a numpy call per pair of faces took 1 s on a 17k-face CAD vase; here the pairs and
+    whether they agree are found for all edges at once (30 ms).
     """
     faces = np.asarray(faces)
     nf = len(faces)
