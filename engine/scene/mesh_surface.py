@@ -75,6 +75,8 @@ def consistent_winding(faces: np.ndarray) -> np.ndarray:
     if nf == 0:
         return faces.copy()
     first_face, second_face, agree = _shared_edge_pairs(faces)
+    if agree.all():  # wound consistently already (most meshes): no search
+        return faces.copy()
     # The neighbour graph (undirected, each pair once), and each pair's "same direction" flag
     # looked up by the key low * nf + high.
     low = np.minimum(first_face, second_face)
@@ -119,7 +121,7 @@ def _shared_edge_pairs(faces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     corners = np.flatnonzero(counts[inverse] == 2)  # corner edge k: face k // 3
     corners = corners[np.argsort(inverse[corners], kind="stable")]
     a, b = corners[0::2], corners[1::2]
-    starts = faces[:, [0, 1, 2]].reshape(-1)  # corner edge k starts at vertex starts[k]
+    starts = faces.reshape(-1)  # corner edge k (of face k // 3) starts at vertex starts[k]
     fa, fb = a // 3, b // 3
     keep = fa != fb  # a face using one edge twice is degenerate: no neighbour
     return fa[keep].astype(np.int64), fb[keep].astype(np.int64), (starts[a] != starts[b])[keep]
