@@ -21,14 +21,14 @@ from engine.scene.object_mesh import builtin_cube
 from engine.scene.resting import rest_object
 
 
-def _simulation(offset_m: float) -> GraspSimulation:
-    """The YuMi (50 mm opening, 3 mm pads) on a 30 mm cube, the grasp moved by offset_m along
-    pad 0's closing direction."""
+def _pad0_near_the_cube(near_m: float) -> GraspSimulation:
+    """The YuMi (50 mm opening, 3 mm pads) on a 30 mm cube, the grasp moved along pad 0's
+    closing direction until pad 0's contact face is near_m from the cube."""
     params = SimulationParams()
     obj = rest_object(builtin_cube(size_m=0.03), 0, mass_kg=0.003)
     base = default_grasp(obj, build_pad(params).outline)
     centred = GraspSimulation(obj, base.pose(), params)
-    shift = offset_m * centred.normals[0]
+    shift = (_gaps(centred)[0] - near_m) * centred.normals[0]
     axis = np.asarray(base.axis, dtype=float)
     grasp = Grasp(np.asarray(base.center) + shift, axis, base.approach_angle_rad)
     return GraspSimulation(obj, grasp.pose(), params)
@@ -46,8 +46,7 @@ def _gaps(sim: GraspSimulation) -> list[float]:
 
 
 def test_a_refused_push_step_reports_what_carrying_the_object_along_allows():
-    gap = _gaps(_simulation(0.0))[0]
-    sim = _simulation(gap - 2e-4)  # pad 0 0.2 mm from the cube (the open jaws' clearance: 0.1)
+    sim = _pad0_near_the_cube(2e-4)  # 0.2 mm (the open jaws' clearance: 0.1 mm)
     near, far = _gaps(sim)
     assert near == pytest.approx(2e-4, abs=1e-6)
     # A push step of 0.6 times the far gap: carried along, the cube meets pad 1 after about
