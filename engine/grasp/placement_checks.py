@@ -130,7 +130,7 @@ def check_open_jaws_clear_object(
             f"move the grasp or choose a narrower closing axis{hint}"
         )
     pairs = [(0, OBJECT_OWNER), (1, OBJECT_OWNER), (0, 1)]
-    gap = layout.closest_gap(x, pairs, clearance_m, placed.normals[0], params.dhat_m)
+    gap = layout.closest_gap(x, pairs, clearance_m, placed.normals[0])
     if gap < clearance_m:
         raise GraspError(
             "the open jaws touch the object before closing (closer than "

@@ -242,7 +242,7 @@ class GraspSimulation:
         need = delta / share + 0.9 * dhat
         if min(s.gap_bound(x, a, b, axis, need) for a, b in pairs) >= need:
             return delta
-        room = s.closest_gap(x, pairs, 2.0 * delta + dhat, axis, dhat) - 0.9 * dhat
+        room = s.closest_gap(x, pairs, 2.0 * delta + dhat, axis) - 0.9 * dhat
         return min(delta, share * room)
 
     # --- readings and frames ------------------------------------------------------------------

@@ -103,6 +103,19 @@ class BodyBroadPhase:
         found = len(ee) + len(fv) + len(vv) + len(pv)
         if found > CANDIDATES_PER_PRIMITIVE * (len(self.owner) + len(self.edges) + len(self.faces)):
             return None
+        return self.candidates_of(ee, fv, vv, pv)
+
+    def candidates_of(
+        self,
+        ee: np.ndarray,
+        fv: np.ndarray,
+        vv: np.ndarray | None = None,
+        pv: np.ndarray | None = None,
+    ) -> ipctk.Candidates:
+        """ipctk's candidates of id pairs: edge-edge, (face, vertex), vertex-vertex and
+        (plane, vertex), each (k, 2)."""
+        vv = np.zeros((0, 2), dtype=np.int64) if vv is None else vv
+        pv = np.zeros((0, 2), dtype=np.int64) if pv is None else pv
         c = ipctk.Candidates()
         if len(ee):
             c.ee_candidates = self._pools[0].take(ee)

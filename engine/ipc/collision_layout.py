@@ -10,6 +10,7 @@ checks of an open gripper (engine.grasp.placement_checks) use it as it is, and G
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -17,7 +18,9 @@ from numba import njit
 
 from engine.gripper.pad_geometry import PadMesh
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.body_broad_phase import BodyBroadPhase
 from engine.ipc.candidate_cover import CandidateCover
+from engine.ipc.face_tree import FaceTree, close_face_pairs
 from engine.scene.mesh_rays import perpendicular_pair
 
 PAD_OWNER = (0, 1)
@@ -25,11 +28,6 @@ OBJECT_OWNER = 2
 
 # Room a pair cover leaves the bodies' relative motion, in units of the pair radius.
 PAIR_COVER_MARGIN = 1.0
-# How much further each of closest_gap's searches looks than the last. A search's pairs (and
-# memory) grow with its radius cubed: doubling landed on 31.8 mm for a 16.1 mm gap between the
-# Robotiq's pad and the YCB banana (1 M pairs, a 474 MB process); half again, 328 MB, with the
-# same gaps and trial times within the run-to-run spread.
-GAP_SEARCH_GROWTH = 1.5
 
 
 def stacked_surfaces(
@@ -135,38 +133,30 @@ class CollisionLayout:
 
     def pair_distance(self, a: int, b: int, x: np.ndarray, radius: float) -> float:
         """The smallest distance (m) between bodies a and b at collision positions x if it is
-        below `radius`, else inf: pair_collisions' minimum distance, its queries on
-        ipctk_gateway's query threads (a count and a minimum need no pair order).
+        below `radius`, else inf: the minimum over their contact pairs within `radius`, as
+        ipctk measures it (a minimum needs no pair order).
 
-        The query runs over each body's faces whose boxes come within `radius` of the other
-        body's box: a pair closer than `radius` has both primitives in such faces (a face's box
-        holds its edges' and vertices'), so the pairs and their minimum are the whole bodies',
-        without a broad phase over a 16k-face scan's far side (115 of ~120 ms per query)."""
-        rows = self.pair_mesh(a, b)[1]
+        Only the face pairs that can hold the closest primitive pair (engine.ipc.face_tree, a
+        branch-and-bound search over each body's box hierarchy) go to ipctk, not every pair
+        within `radius`: a Robotiq pad 16 mm from a 16k-face scan has ~1 M of those."""
+        mesh, rows = self.pair_mesh(a, b)
         xs = x[rows]
         if self._boxes_apart(a, b, xs, rows, radius):
             return float("inf")
-        near_a = self._faces_near(x, a, b, radius)
-        near_b = self._faces_near(x, b, a, radius)
-        if not len(near_a) or not len(near_b):
+        pair = self._face_pair(a, b)
+        ia, ib = close_face_pairs(xs, pair.tree_a, pair.tree_b, radius)
+        if not len(ia):
             return float("inf")
-        faces = np.concatenate([near_a, near_b])
-        used = np.unique(faces)
-        remap = np.full(self.n_collision, -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        sub = ipc.collision_mesh(
-            self.x_initial[used], remap[faces], self.collision_owner[used], ground=False
-        )
-        return ipc.distance_within(sub, x[used], radius)
+        collisions = ipc.collisions_within_among(pair.candidates(ia, ib), mesh, xs, radius)
+        return ipc.minimum_distance(collisions, mesh, xs)
 
-    def _faces_near(self, x: np.ndarray, a: int, b: int, radius: float) -> np.ndarray:
-        """Body a's faces (rows into x) whose boxes come within `radius` of body b's box."""
-        pb = x[self.collision_owner == b]
-        lo, hi = pb.min(axis=0) - radius, pb.max(axis=0) + radius
-        faces = self.body_faces(a)
-        fx = x[faces]  # (m, 3, 3)
-        near = ((fx.max(axis=1) >= lo) & (fx.min(axis=1) <= hi)).all(axis=1)
-        return faces[near]
+    def _face_pair(self, a: int, b: int) -> _FacePair:
+        cache = self.__dict__.setdefault("_face_pairs", {})
+        if (a, b) not in cache:
+            mesh, rows = self.pair_mesh(a, b)
+            owner = self.collision_owner[rows]
+            cache[(a, b)] = _FacePair.of(mesh, owner, self.x_initial[rows], a, b)
+        return cache[(a, b)]
 
     def _boxes_apart(self, a: int, b: int, xs: np.ndarray, rows: np.ndarray, radius: float) -> bool:
         """Whether bodies a and b (positions xs of the pair mesh's rows) have bounding boxes
@@ -211,37 +201,16 @@ class CollisionLayout:
         return cache[owner]
 
     def closest_gap(
-        self,
-        x: np.ndarray,
-        pairs: list[tuple[int, int]],
-        radius: float,
-        axis: np.ndarray,
-        dhat: float,
+        self, x: np.ndarray, pairs: list[tuple[int, int]], radius: float, axis: np.ndarray
     ) -> float:
         """Smallest distance (m) between the bodies of any pair, or inf if none is within radius.
 
-        gap_bound bounds the bodies' distance from below. A pad approaching a face squarely is
-        that far from it: the pairs just beyond it (one dhat) hold the closest one, and a tilted
-        pad's are found a little further (a quarter more), then GAP_SEARCH_GROWTH times further
-        each try, while the whole radius can hold millions of pairs (1.2 s and 1.3 GB per query
-        for a Robotiq pad 40 mm from a 16k-face scan; 4-8 ms on the 98-vertex Table V cube
-        against 1-2 ms). Each search is exact once it finds a pair: every pair outside it is
-        further apart than its radius.
-        """
+        gap_bound bounds each pair's distance from below across `axis` (the closing direction):
+        a pair at least `radius` apart needs no query."""
         gap = math.inf
         for a, b in pairs:
-            apart = self.gap_bound(x, a, b, axis, radius)
-            if apart >= radius:
-                continue
-            reach = apart + dhat
-            searches = [reach, 1.25 * apart + dhat]
-            while searches[-1] < radius:
-                searches.append(GAP_SEARCH_GROWTH * searches[-1])
-            for reach in [r for r in searches if r < radius] + [radius]:
-                d = self.pair_distance(a, b, x, reach)
-                if d < math.inf or reach == radius:
-                    gap = min(gap, d)
-                    break
+            if self.gap_bound(x, a, b, axis, radius) < radius:
+                gap = min(gap, self.pair_distance(a, b, x, radius))
         return gap
 
 
@@ -264,3 +233,64 @@ def _boxes_apart(xs: np.ndarray, owners: np.ndarray, a: int, b: int, radius: flo
         if lo[0, k] > hi[1, k] + radius or lo[1, k] > hi[0, k] + radius:
             return True
     return False
+
+
+@dataclass(frozen=True)
+class _FacePair:
+    """Two bodies of a pair mesh as face_tree hierarchies, and how their face pairs become
+    ipctk candidates. A body's vertices on no face (none in the meshes this project builds,
+    but a collision mesh allows them) enter its hierarchy as faces (v, v, v)."""
+
+    tree_a: FaceTree
+    tree_b: FaceTree
+    faces: np.ndarray  # the pair mesh's faces (ids in the pair mesh)
+    faces_to_edges: np.ndarray
+    rows_a: np.ndarray  # per hierarchy face: its face row in the pair mesh, or -1 - vertex id
+    rows_b: np.ndarray
+    bodies: BodyBroadPhase
+
+    @classmethod
+    def of(
+        cls, mesh: ipc.CollisionMesh, owner: np.ndarray, x0: np.ndarray, a: int, b: int
+    ) -> _FacePair:
+        """Bodies a and b of `mesh` (`owner`: its vertices' owners; `x0`: their positions when
+        the hierarchies are built)."""
+        faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
+        bodies = ipc.bodies_of(mesh)
+        assert bodies is not None  # pair meshes come from ipc.collision_mesh
+        face_owner = owner[faces[:, 0]]
+        trees, rows = [], []
+        for body in (a, b):
+            own = np.flatnonzero(face_owner == body)
+            loose = bodies.codim[owner[bodies.codim] == body]
+            rows.append(np.concatenate([own, -1 - loose]))
+            tree_faces = np.vstack([faces[own], np.repeat(loose[:, None], 3, axis=1)])
+            trees.append(FaceTree.of(tree_faces, x0))
+        f2e = np.asarray(mesh.faces_to_edges, dtype=np.int64).reshape(-1, 3)
+        return cls(trees[0], trees[1], faces, f2e, rows[0], rows[1], bodies)
+
+    def candidates(self, ia: np.ndarray, ib: np.ndarray) -> ipc.Candidates:
+        """ipctk's candidates of every primitive pair of the hierarchy face pairs (ia, ib): each
+        face with the other's vertices, their edges pairwise; a loose vertex with the other
+        face, or with the other loose vertex."""
+        ga, gb = self.rows_a[ia], self.rows_b[ib]
+        fv = []
+        for f, g in ((ga, gb), (gb, ga)):
+            both = (f >= 0) & (g >= 0)
+            fv.append(np.column_stack([np.repeat(f[both], 3), self.faces[g[both]].ravel()]))
+            loose = (f >= 0) & (g < 0)
+            fv.append(np.column_stack([f[loose], -1 - g[loose]]))
+        both = (ga >= 0) & (gb >= 0)
+        ea, eb = self.faces_to_edges[ga[both]], self.faces_to_edges[gb[both]]
+        ee = np.column_stack([np.repeat(ea, 3, axis=1).ravel(), np.tile(eb, (1, 3)).ravel()])
+        loose = (ga < 0) & (gb < 0)
+        vv = np.column_stack([-1 - ga[loose], -1 - gb[loose]])
+        return self.bodies.candidates_of(
+            _unique_pairs([ee]), _unique_pairs(fv), _unique_pairs([vv])
+        )
+
+
+def _unique_pairs(parts: list[np.ndarray]) -> np.ndarray:
+    """The distinct rows of the (k, 2) id pairs in `parts`."""
+    pairs = np.concatenate([p.reshape(-1, 2) for p in parts]).astype(np.int64)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs

@@ -271,13 +271,6 @@ def collisions_within_among(
     return c
 
 
-def distance_within(mesh: CollisionMesh, x: np.ndarray, radius: float) -> float:
-    """The smallest mesh-mesh distance (m) at x if it is below `radius`, else inf; on the
-    query threads (the pairs' order does not change a minimum)."""
-    with _query_parallelism():
-        return minimum_distance(collisions_within(mesh, x, radius), mesh, x)
-
-
 def minimum_distance(collisions: NormalCollisions, mesh: CollisionMesh, x: np.ndarray) -> float:
     """Smallest distance (m) over a contact set; inf for an empty set."""
     if not len(collisions):

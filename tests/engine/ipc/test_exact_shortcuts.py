@@ -121,10 +121,9 @@ def test_the_closest_gap_equals_the_full_radius_builds(sim, tilt, offset):
         x = x0.copy()
         x[pad0] += np.outer(gap - left + lean - lean.max(), normal) + sideways * side
         full = ipc.minimum_distance(ipc.collisions_within(mesh, x[rows], radius), mesh, x[rows])
-        dhat = sim.params.dhat_m
         # The closest pair's distance; reached through another primitive pair when the
         # candidates come from another broad phase, it can differ in the last bits.
-        got = s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0], dhat)
+        got = s.closest_gap(x, [(0, OBJECT_OWNER)], radius, sim.normals[0])
         assert got == pytest.approx(full, rel=1e-12, abs=0)
         assert full <= radius
         bound = s.gap_bound(x, 0, OBJECT_OWNER, sim.normals[0], radius)
@@ -174,7 +173,7 @@ def test_the_approach_limit_skips_its_query_only_where_the_query_gives_the_whole
             pairs += [] if any(touching) else [(0, 1)]
             share = 0.5 if any(touching) else 1.0
             for delta in (4e-3, 1e-3, 5e-5):
-                room = real_gap(x, pairs, 2 * delta + dhat, sim.normals[0], dhat)
+                room = real_gap(x, pairs, 2 * delta + dhat, sim.normals[0])
                 expected = min(delta, share * (room - 0.9 * dhat))
                 queries.clear()
                 assert sim.approach_limit(delta, touching) == expected
@@ -209,13 +208,15 @@ def test_the_box_tests_kernels_equal_their_numpy_statements() -> None:
 
 
 @pytest.mark.parametrize("side_mm", [0.0, 6.0, 30.0], ids=["facing", "off-centre", "beside"])
-def test_a_pad_to_scan_distance_over_the_near_faces_equals_the_whole_bodies(side_mm):
-    """pair_distance queries only each body's faces whose boxes come within the radius of the
-    other's box; on a 5120-face sphere (radius 40 mm) facing a 20 mm square pad it gives the
-    whole bodies' minimum, bit for bit, from every gap and reach, while most faces drop out."""
+def test_a_pad_to_scan_distance_from_its_closest_faces_equals_the_whole_bodies(side_mm):
+    """pair_distance hands ipctk only the face pairs near the closest point (engine.ipc.
+    face_tree); on a 5120-face sphere (radius 40 mm) facing a 20 mm square pad it gives the
+    whole bodies' minimum over every pair within the radius, bit for bit, from every gap and
+    radius, with a few dozen of the 61,440 face pairs measured."""
     import trimesh
 
     from engine.ipc.collision_layout import CollisionLayout
+    from engine.ipc.face_tree import close_face_pairs
 
     ball = trimesh.creation.icosphere(subdivisions=4, radius=0.04)
     pad = trimesh.creation.box(extents=(0.003, 0.02, 0.02))
@@ -228,7 +229,11 @@ def test_a_pad_to_scan_distance_over_the_near_faces_equals_the_whole_bodies(side
         layout = CollisionLayout(x0, faces, owner.astype(np.int32))
         mesh, rows = layout.pair_mesh(0, OBJECT_OWNER)
         for radius in (gap / 2, 2 * gap, 8e-3):
-            full = ipc.distance_within(mesh, x0[rows], radius)
+            full = ipc.minimum_distance(
+                ipc.collisions_within(mesh, x0[rows], radius), mesh, x0[rows]
+            )
             assert layout.pair_distance(0, OBJECT_OWNER, x0, radius) == full
-        near = layout._faces_near(x0, OBJECT_OWNER, 0, 8e-3)
-        assert 0 < len(near) < len(ball.faces) / 4
+        pair = layout._face_pair(0, OBJECT_OWNER)
+        ia, _ = close_face_pairs(x0[rows], pair.tree_a, pair.tree_b, 8e-3)
+        assert len(ia) <= 64
+        assert (len(ia) > 0) == (full < 8e-3)  # beside the sphere, nothing within 8 mm
