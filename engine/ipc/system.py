@@ -26,7 +26,7 @@ from engine.ipc.affine_body import AffineBody, identity_state
 from engine.ipc.collision_layout import OBJECT_OWNER as OBJECT_OWNER  # re-exported
 from engine.ipc.collision_layout import PAD_OWNER as PAD_OWNER  # re-exported
 from engine.ipc.collision_layout import CollisionLayout, stacked_surfaces
-from engine.ipc.sparse_products import csr_times
+from engine.ipc.sparse_products import stacked_positions
 from engine.scene.resting import RestingObject
 
 
@@ -108,6 +108,10 @@ class GraspSystem(CollisionLayout):
         # Collision vertices: pad surfaces then the object surface; X = J u.
         self.jacobian = self._collision_jacobian()
         self.jacobian_free = self.jacobian[:, self.free].tocsr()
+        # J u by its structure (collision_vertices): each pad row picks one DOF.
+        self._pad_columns = np.concatenate(
+            [b.dof.start + (3 * b.surface_ids[:, None] + np.arange(3)).ravel() for b in self.pads]
+        ).astype(np.int64)
         faces, owner, _ = stacked_surfaces(pads, self.object_faces, len(ids))
         super().__init__(self.collision_vertices(u0), faces, owner)
         if object_surface is not None:
@@ -147,8 +151,12 @@ class GraspSystem(CollisionLayout):
         return sp.vstack(j_blocks, format="csr")
 
     def collision_vertices(self, u: np.ndarray) -> np.ndarray:
-        """(n_collision, 3) world positions of the collision vertices."""
-        return csr_times(self.jacobian, u).reshape(-1, 3)
+        """(n_collision, 3) world positions of the collision vertices: J u, computed from J's
+        structure (sparse_products.stacked_positions), the same floats as the product."""
+        points = self.object.body_points
+        return stacked_positions(
+            np.ascontiguousarray(u, dtype=np.float64), self._pad_columns, self.obj_dof.start, points
+        )
 
     def pad_positions(self, u: np.ndarray, k: int) -> np.ndarray:
         """(n, 3) positions of pad k's vertices in u (a view)."""

@@ -114,9 +114,10 @@ def test_the_step_norm_is_the_largest_vertex_move_to_the_bit(potentials):
 
 
 def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
-    """GraspSystem.collision_vertices (engine.ipc.sparse_products.csr_times) is scipy's J @ u to
-    the bit, for the trial's state and for states of every scale, a non-contiguous u included;
-    and csr_times is scipy's product on random matrices, unsorted and repeated columns too."""
+    """GraspSystem.collision_vertices (engine.ipc.sparse_products.stacked_positions, from J's
+    structure) is scipy's J @ u to the bit, for the trial's state and for states of every
+    scale, a non-contiguous u and negative zeros included; and csr_times is scipy's product on
+    random matrices, unsorted and repeated columns too."""
     import scipy.sparse as sp
 
     from engine.ipc.sparse_products import csr_times
@@ -126,6 +127,8 @@ def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
     rng = np.random.default_rng(9)
     states = [u, u + rng.normal(0.0, 1e-3, u.shape), rng.normal(0.0, 1e3, u.shape)]
     states.append(np.repeat(states[1], 2)[::2])  # a strided view
+    signed = np.where(rng.random(u.shape) < 0.3, -0.0, states[1])  # 0.0 + 1.0 * -0.0 is 0.0
+    states.append(signed)
     for state in states:
         want = (s.jacobian @ state).reshape(-1, 3)
         got = s.collision_vertices(state)
