@@ -139,3 +139,21 @@ def test_collision_vertices_are_scipys_product_to_the_bit(potentials):
             m = sp.csr_matrix((m.data[::-1], m.indices[::-1] % 7, m.indptr), shape=m.shape)
         v = rng.normal(0.0, 10.0 ** (trial - 5), 30)
         np.testing.assert_array_equal(csr_times(m, v).view(np.int64), (m @ v).view(np.int64))
+
+
+def test_pads_share_their_rest_data_but_never_their_kept_hessians():
+    """Both pads of a grasp, and every system built from the same pad mesh (a batch's trials),
+    share the mesh's rest data and Hessian pattern (read-only, made once); each pad of each
+    system keeps its own element Hessians, which a trial updates as its pads deform."""
+    from engine.grasp.simulation import GraspSimulation
+    from tests.conftest import yumi_cube_simulation
+
+    first = yumi_cube_simulation()
+    mesh = first.system.pads[0].mesh
+    second = GraspSimulation(first.obj, first.gripper_pose, first.params, pad=mesh)
+    pads = [*first.system.pads, *second.system.pads]
+    assert all(p.mesh is mesh for p in pads)
+    assert len({id(p.rest) for p in pads}) == 1
+    assert len({id(p.assembler) for p in pads}) == 1
+    assert not pads[0].rest.dm_inv.flags.writeable
+    assert len({id(p.hessians) for p in pads}) == 4
