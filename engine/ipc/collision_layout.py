@@ -238,8 +238,8 @@ def _boxes_apart(xs: np.ndarray, owners: np.ndarray, a: int, b: int, radius: flo
 @dataclass(frozen=True)
 class _FacePair:
     """Two bodies of a pair mesh as face_tree hierarchies, and how their face pairs become
-    ipctk candidates. A body's vertices on no face (none in the meshes this project builds,
-    but a collision mesh allows them) enter its hierarchy as faces (v, v, v)."""
+    ipctk candidates. A body's vertices on no face (the cut object's ground slab: its lowest
+    vertices, kept without their faces) enter its hierarchy as faces (v, v, v)."""
 
     tree_a: FaceTree
     tree_b: FaceTree
