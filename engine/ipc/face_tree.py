@@ -2,9 +2,9 @@
 search over both (numba).
 
 CollisionLayout.pair_distance asks how far a pad is from the object before a long closing step.
-Listing every primitive pair within that distance (the broad phase contact sets use) costs
-with the square of the gap: a Robotiq pad 16 mm from a 16k-face scan meets ~1 M pairs, and the
-query took 0.14-0.40 s, a third of such a trial. Here each body's faces sit in a hierarchy of
+Listing every primitive pair within that distance (the broad phase contact sets use) grows
+with the gap: a Robotiq pad 16 mm from a 16k-face scan meets ~1 M pairs, and the query took
+0.14-0.40 s, a third of such a trial. Here each body's faces sit in a hierarchy of
 boxes (built once per body, its boxes refitted to the current positions at each query), and
 a search over pairs of boxes keeps the smallest distance found so far and skips every pair of
 boxes further apart than it: the work follows the few faces near the closest point.
@@ -12,7 +12,9 @@ boxes further apart than it: the work follows the few faces near the closest poi
 The distances here are this module's own (a face pair's: the smallest of its vertex-face and
 edge-edge distances, as ipctk's contact pairs measure); the caller takes the face pairs within
 a relative CLOSE_REL of the smallest and lets ipctk measure their primitive pairs, so the
-answer is ipctk's to the bit.
+answer is ipctk's to the bit. Where many face pairs tie (a finely meshed flat face exactly
+parallel to a pad), all of them are within the margin and go to ipctk, as every pair within
+the radius did before.
 """
 
 from __future__ import annotations
@@ -45,11 +47,10 @@ class FaceTree:
 
     @classmethod
     def of(cls, faces: np.ndarray, x: np.ndarray) -> FaceTree:
-        """The hierarchy of `faces` at positions x (n, 3), split at the median of the longest
-        extent of the face centroids; later queries refit its boxes to their positions."""
+        """The hierarchy of `faces` at positions x (n, 3): the faces in Morton order of their
+        centroids, each node's range halved (a median split with one sort for the whole tree);
+        queries refit its boxes to their positions."""
         faces = np.ascontiguousarray(faces, dtype=np.int64).reshape(-1, 3)
-        # Faces in Morton order of their centroids, each node's range halved: a median split
-        # with one sort for the whole tree.
         order = _morton_order(np.asarray(x, dtype=float)[faces].mean(axis=1))
         return cls(faces, order, *_halving_nodes(len(faces), LEAF_FACES))
 
@@ -65,7 +66,8 @@ def close_face_pairs(
     x: np.ndarray, a: FaceTree, b: FaceTree, radius: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(rows of a.faces, rows of b.faces) of the face pairs whose distance at positions x (n, 3)
-    is within CLOSE_REL of the smallest one, if that is below `radius` (m); empty otherwise.
+    is within CLOSE_REL of the smallest one, if that is below `radius` (m) give or take the
+    margin (ipctk's measure of their pairs decides); empty otherwise.
 
     A face pair's distance is the smallest over its vertex-face and edge-edge pairs, so the
     primitive pair closest between the bodies lies in one of the returned face pairs."""
