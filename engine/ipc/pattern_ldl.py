@@ -5,7 +5,7 @@ upper-triangle entries (`SummedMatrix`)."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeAlias
 
 import numpy as np
@@ -165,6 +165,19 @@ class _Symbolic:
         self.factored = False
         return self
 
+    def unfactored_copy(self) -> _Symbolic:
+        """This analysis with its own numeric arrays (nothing factored yet), sharing the pattern
+        arrays, which no pass writes."""
+        return replace(
+            self,
+            ax=np.zeros_like(self.ax),
+            lx=np.zeros_like(self.lx),
+            d=np.zeros_like(self.d),
+            dinv=np.zeros_like(self.dinv),
+            ax_factored=np.zeros_like(self.ax),
+            factored=False,
+        )
+
     def factor_numeric(self) -> bool:
         """LDL^T of the values in ax into lx, d, dinv; whether every pivot is positive.
 
@@ -278,6 +291,30 @@ def fresh_order(union: np.ndarray, n: int, hubs: np.ndarray) -> np.ndarray:
     return np.concatenate([rest[amd], np.flatnonzero(hub)])
 
 
+# The first analyses of recent matrix sizes: (n, hubs) -> (union, analysis). A trial's first
+# position-driven matrix has the internal terms' pattern alone (the ground touches only the
+# object's own block), the same in every trial with the same pads and object layout: its fresh
+# AMD order (QDLDL factorizes to get it) and analysis are ~7 ms of a REACH trial, ~45 ms of one
+# with the 1 MPa pad at 1.5 mm. An analysis depends on its union, size and hubs alone, so the
+# copy is the same to the bit.
+_FIRST: dict[tuple[int, bytes], tuple[np.ndarray, _Symbolic]] = {}
+# Matrix sizes it keeps (most recent last; ~1-8 MB each).
+FIRST_KEPT = 4
+
+
+def _first_analysis(union: np.ndarray, n: int, hubs: np.ndarray) -> _Symbolic:
+    """The analysis of `union` (_Symbolic.of with no earlier one), from _FIRST when its last
+    first analysis of this size had the same union."""
+    key = (n, np.ascontiguousarray(hubs, dtype=np.int64).tobytes())
+    kept = _FIRST.pop(key, None)
+    if kept is None or not np.array_equal(kept[0], union):
+        kept = (union, _Symbolic.of(union, n, hubs, None))
+    _FIRST[key] = kept
+    while len(_FIRST) > FIRST_KEPT:
+        _FIRST.pop(next(iter(_FIRST)))
+    return kept[1].unfactored_copy()
+
+
 class PatternFactor:
     """The LDL^T factor PatternLdl computed last (valid until its next factorization)."""
 
@@ -371,22 +408,7 @@ class PatternLdl:
         sym = self._by_n.get(n)
         slots = None if sym is None else self._all_slots(parts, sym)
         if sym is None or slots is None:
-            if sym is None:
-                union = np.unique(np.concatenate([part_keys(part) for part in parts]))
-            else:
-                # Widen the union by the missing keys only (union1d would re-sort ~50k keys),
-                # looked for among the parts not already placed in it (the internal part's
-                # keys, most of the matrix's, always are).
-                keys = np.concatenate(
-                    [
-                        part_keys(p)
-                        for k, p in enumerate(parts)
-                        if not self._placed(k, part_keys(p), sym)
-                    ]
-                )
-                extra = np.unique(keys[~_slots(sym.union, keys)[1]])
-                union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
-            sym = self._by_n[n] = _Symbolic.of(union, n, hubs, sym)
+            sym = self._by_n[n] = self._analysis(parts, n, hubs, sym)
             slots = self._all_slots(parts, sym)
             assert slots is not None  # the union holds every key now
         sym.ax[:] = 0.0
@@ -400,6 +422,24 @@ class PatternLdl:
         self._last = PatternFactor(sym) if definite else None
         self._last_key = None
         return self._last
+
+    def _analysis(
+        self, parts: list[Part], n: int, hubs: np.ndarray, sym: _Symbolic | None
+    ) -> _Symbolic:
+        """A symbolic analysis holding every key of `parts`: the first of a matrix size (from
+        the last trial's first one when its union is the same), or `sym` widened."""
+        if sym is None:
+            union = np.unique(np.concatenate([part_keys(part) for part in parts]))
+            return _first_analysis(union, n, hubs)
+        # Widen the union by the missing keys only (union1d would re-sort ~50k keys), looked
+        # for among the parts not already placed in it (the internal part's keys, most of the
+        # matrix's, always are).
+        keys = np.concatenate(
+            [part_keys(p) for k, p in enumerate(parts) if not self._placed(k, part_keys(p), sym)]
+        )
+        extra = np.unique(keys[~_slots(sym.union, keys)[1]])
+        union = np.insert(sym.union, np.searchsorted(sym.union, extra), extra)
+        return _Symbolic.of(union, n, hubs, sym)
 
     def label_last(self, key: Hashable) -> None:
         """Tag the last factor with the key of the objective it was computed for."""

@@ -426,3 +426,36 @@ def test_the_supernodes_to_recompute_keep_the_passs_order_and_groups():
                 order, got = in_order_of(redo, sorder, sbounds)
                 np.testing.assert_array_equal(order, sorder[keep])
                 np.testing.assert_array_equal(got, counts[sbounds])
+
+
+def test_a_first_analysis_of_the_same_union_is_kept_for_the_next_factorization_and_is_exact(
+    monkeypatch,
+) -> None:
+    """A trial's first matrix of a size reuses the last trial's first analysis when its union
+    is the same (its pattern arrays shared, its numbers its own), and factors to the same bits
+    as a fresh analysis; another union of that size gets a fresh one."""
+    rng = np.random.default_rng(11)
+    h = _two_pads(rng)
+    monkeypatch.setattr(pattern_ldl, "_FIRST", {})
+    fresh = PatternLdl()
+    b = rng.standard_normal(h.shape[0])
+    x_fresh = fresh.factor(h).solve(b)  # analysed afresh, and kept
+    again = PatternLdl()
+    x_again = again.factor(h).solve(b)
+    n = h.shape[0]
+    assert again._by_n[n].li is fresh._by_n[n].li  # the kept pattern
+    assert again._by_n[n].lx is not fresh._by_n[n].lx  # its own numbers
+    np.testing.assert_array_equal(x_again.view(np.int64), x_fresh.view(np.int64))
+    # Factoring another matrix on `again` leaves `fresh`'s factor as it was.
+    again.factor(_Summed((h.h * 2.0).tocsr(), h.hubs))
+    np.testing.assert_array_equal(fresh._last.solve(b).view(np.int64), x_fresh.view(np.int64))
+    # One more coupling, the same size and hubs: another union, a fresh analysis.
+    own = np.setdiff1d(np.arange(n), h.hubs)
+    i, j = own[0], own[-1]
+    assert h.h[i, j] == 0.0
+    coupled = h.h.tolil()
+    coupled[i, j] = coupled[j, i] = 0.01
+    third = PatternLdl()
+    third.factor(_Summed(coupled.tocsr(), h.hubs))
+    assert third._by_n[n].li is not fresh._by_n[n].li
+    assert len(third._by_n[n].union) == len(fresh._by_n[n].union) + 1
