@@ -107,12 +107,12 @@ class GraspSystem(CollisionLayout):
         self.fixed = np.flatnonzero(fixed)
 
         # Collision vertices: pad surfaces then the object surface; X = J u.
-        self.jacobian = self._collision_jacobian()
-        self.jacobian_free = self.jacobian[:, self.free].tocsr()
-        # J u by its structure (collision_vertices): each pad row picks one DOF.
+        # J's pad rows each pick one DOF: these (collision_vertices computes J u from them).
         self._pad_columns = np.concatenate(
             [b.dof.start + (3 * b.surface_ids[:, None] + np.arange(3)).ravel() for b in self.pads]
         ).astype(np.int64)
+        self.jacobian = self._collision_jacobian()
+        self.jacobian_free = self.jacobian[:, self.free].tocsr()
         faces, owner, _ = stacked_surfaces(pads, self.object_faces, len(ids))
         super().__init__(self.collision_vertices(u0), faces, owner)
         if object_surface is not None:
@@ -134,14 +134,9 @@ class GraspSystem(CollisionLayout):
 
     def _collision_jacobian(self) -> sp.csr_matrix:
         """J with X = J u: the pads' surface vertices picked, the object's from its state."""
-        j_blocks = []
-        for b in self.pads:
-            s = b.surface_ids
-            rows = np.arange(3 * len(s))
-            cols = b.dof.start + (3 * s[:, None] + np.arange(3)[None, :]).ravel()
-            j_blocks.append(
-                sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(3 * len(s), self.ndof))
-            )
+        cols = self._pad_columns
+        rows = np.arange(len(cols))
+        j_blocks = [sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(rows), self.ndof))]
         j_obj = self.object.jacobian().tocoo()
         j_blocks.append(
             sp.csr_matrix(
