@@ -99,11 +99,16 @@ class BodyBroadPhase:
         `plane_radius` (default `radius`) of a plane at either end (ipctk's Candidates.build of
         that move, which has one radius for both); None where there are so many that ipctk's
         LBVH builds them sooner (CANDIDATES_PER_PRIMITIVE)."""
-        ee, fv, vv, pv = self.pairs(x0, x1, radius, plane_radius)
-        found = len(ee) + len(fv) + len(vv) + len(pv)
-        if found > CANDIDATES_PER_PRIMITIVE * (len(self.owner) + len(self.edges) + len(self.faces)):
-            return None
-        return self.candidates_of(ee, fv, vv, pv)
+        pairs = self.pairs(x0, x1, radius, plane_radius)
+        return None if self.too_many(pairs) else self.candidates_of(*pairs)
+
+    def too_many(self, pairs: tuple[np.ndarray, ...]) -> bool:
+        """Whether ipctk's LBVH would build these pairs' candidates sooner than they are
+        handed over (CANDIDATES_PER_PRIMITIVE)."""
+        found = sum(len(p) for p in pairs)
+        return found > CANDIDATES_PER_PRIMITIVE * (
+            len(self.owner) + len(self.edges) + len(self.faces)
+        )
 
     def candidates_of(
         self,

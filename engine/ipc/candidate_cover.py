@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from engine.ipc import ipctk_gateway as ipc
+from engine.ipc.near_pairs import NearPairs
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,23 @@ class CandidateCover:
 
     lo: np.ndarray  # (n, 3) m
     hi: np.ndarray  # (n, 3) m
-    candidates: ipc.Candidates
+    # The pairs as id arrays that queries prune (engine.ipc.near_pairs), or ipctk's candidates
+    # where its LBVH built them (the body broad phase found too many, or the mesh has no bodies).
+    pairs: NearPairs | ipc.Candidates
 
     @classmethod
     def of_move(
         cls, mesh: ipc.CollisionMesh, x0: np.ndarray, x1: np.ndarray, dhat: float, margin: float
     ) -> CandidateCover:
         """The cover of the move x0 -> x1 (n, 3) with `margin` (m) of room around it."""
-        candidates = ipc.swept_candidates(mesh, x0, x1, 0.5 * dhat + margin, dhat + margin)
+        found = ipc.swept_candidate_pairs(mesh, x0, x1, 0.5 * dhat + margin, dhat + margin)
+        if isinstance(found, ipc.Candidates):
+            pairs: NearPairs | ipc.Candidates = found
+        else:
+            bodies, ids = found
+            pairs = NearPairs(bodies, ids, dhat)
         inner = margin * (1.0 - 1e-6)  # round-off of the boxes' inflation stays inside
-        return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, candidates)
+        return cls(np.minimum(x0, x1) - inner, np.maximum(x0, x1) + inner, pairs)
 
     @classmethod
     def holding(
@@ -69,6 +77,23 @@ class CandidateCover:
         if cover is not None and cover.holds(x0, x1):
             return cover
         return cls.of_move(mesh, x0, x1, dhat, margin)
+
+    @property
+    def candidates(self) -> ipc.Candidates:
+        """Every pair of the cover, as ipctk's candidates."""
+        return self.pairs.all() if isinstance(self.pairs, NearPairs) else self.pairs
+
+    def within(self, x: np.ndarray, radius: float) -> ipc.Candidates:
+        """Candidates holding every pair closer than `radius` (m, at most the cover's dhat)
+        at covered positions x (n, 3)."""
+        return self.pairs.within(x, radius) if isinstance(self.pairs, NearPairs) else self.pairs
+
+    def ccd_candidates(self, x0: np.ndarray, x1: np.ndarray) -> ipc.Candidates:
+        """Candidates holding every pair additive CCD can stop on along the held move
+        x0 -> x1: its step over them is its step over all the cover's pairs."""
+        if isinstance(self.pairs, NearPairs):
+            return self.pairs.may_stop(x0, x1)
+        return self.pairs
 
     def covers(self, x: np.ndarray) -> bool:
         """Whether every vertex of x (n, 3) lies inside its box, as it is or after the common

@@ -129,7 +129,7 @@ class CollisionLayout:
             margin = PAIR_COVER_MARGIN * radius
             cover = CandidateCover.of_move(mesh, xs, xs, radius, margin)
             covers[(a, b, radius)] = cover
-        return mesh, rows, ipc.collisions_within_among(cover.candidates, mesh, xs, radius)
+        return mesh, rows, ipc.collisions_within_among(cover.within(xs, radius), mesh, xs, radius)
 
     def pair_distance(self, a: int, b: int, x: np.ndarray, radius: float) -> float:
         """The smallest distance (m) between bodies a and b at collision positions x if it is

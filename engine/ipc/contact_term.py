@@ -90,7 +90,7 @@ class ContactTerm:
         cover = self._cover
         if cover is not None and cover.covers(x):
             self.collisions = ipc.active_collisions_among(
-                cover.candidates, self.system.collision_mesh, x, self.dhat
+                cover.within(x, self.dhat), self.system.collision_mesh, x, self.dhat
             )
         else:
             self.collisions = ipc.active_collisions(self.system.collision_mesh, x, self.dhat)
@@ -126,7 +126,7 @@ class ContactTerm:
         cover = self._cover
         if cover is not None and cover.covers(x):
             collisions = ipc.active_collisions_among(
-                cover.candidates, s.collision_mesh, x, self.dhat
+                cover.within(x, self.dhat), s.collision_mesh, x, self.dhat
             )
         else:
             collisions = ipc.active_collisions(s.collision_mesh, x, self.dhat)
@@ -207,7 +207,7 @@ class ContactTerm:
             cover = self._cover = CandidateCover.holding(
                 self._cover, s.collision_mesh, x, x1, self.dhat, COVER_MARGIN * self.dhat
             )
-            alpha = ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x, x1)
+            alpha = ipc.candidates_stepsize(cover.ccd_candidates(x, x1), s.collision_mesh, x, x1)
             if alpha < 1.0:
                 return fraction * alpha
             fraction *= CCD_PROBE_GROWTH
@@ -217,7 +217,7 @@ class ContactTerm:
         )
         if u is self._current and self.step_is_free(dx):
             return 1.0
-        return ipc.candidates_stepsize(cover.candidates, s.collision_mesh, x, x1)
+        return ipc.candidates_stepsize(cover.ccd_candidates(x, x1), s.collision_mesh, x, x1)
 
     def covered_stepsize(self, x0: np.ndarray, x1: np.ndarray) -> float | None:
         """collision_free_stepsize of the move x0 -> x1 (n, 3) from this term's last
@@ -227,7 +227,8 @@ class ContactTerm:
         cover = self._cover
         if cover is None or not cover.holds(x0, x1):
             return None
-        return ipc.candidates_stepsize(cover.candidates, self.system.collision_mesh, x0, x1)
+        mesh = self.system.collision_mesh
+        return ipc.candidates_stepsize(cover.ccd_candidates(x0, x1), mesh, x0, x1)
 
     def step_is_free(self, dx: np.ndarray) -> bool:
         """Whether moving the current iterate's collision vertices by dx (n, 3) m cannot bring

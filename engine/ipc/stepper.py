@@ -447,7 +447,7 @@ class Stepper:
                 self._guess_cover, mesh, x0, x1, dhat, COVER_MARGIN * dhat
             )
             self._guess_cover = cover
-            alpha = ipc.candidates_stepsize(cover.candidates, mesh, x0, x1)
+            alpha = ipc.candidates_stepsize(cover.ccd_candidates(x0, x1), mesh, x0, x1)
         return alpha
 
     def _first_cover(self, st: StepState, x: np.ndarray) -> CandidateCover | None:
