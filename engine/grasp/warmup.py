@@ -96,6 +96,11 @@ def warm_up() -> tuple[int, int]:
     one = np.zeros(1, dtype=np.int64)
     redo = supernodal_ldl.supernodes_to_redo(one, one, np.array([0, 1]), one, np.array([-1]))
     supernodal_ldl.in_order_of(redo, one, np.array([0, 1, 1, 1]))
+    # Nor a cover's pruned queries (broad phases of PRUNE_MIN_PAIRS pairs or more).
+    x3 = np.zeros((4, 3))
+    pair, face = np.zeros((1, 2), dtype=np.int64), np.zeros((1, 3), dtype=np.int64)
+    near_pairs._gaps(x3, pair, face, pair, pair)
+    near_pairs._largest_relative_move(x3, x3, near_pairs._vertices_of(4, pair, face, pair, pair))
     compiled = loaded = 0
     for module in KERNEL_MODULES:
         for kernel in vars(module).values():
