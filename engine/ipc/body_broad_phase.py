@@ -91,17 +91,6 @@ class BodyBroadPhase:
             _CandidatePool(lambda k, v: ipctk.PlaneVertexCandidate(planes[k], v), n),
         )
 
-    def candidates(
-        self, x0: np.ndarray, x1: np.ndarray, radius: float, plane_radius: float | None = None
-    ) -> ipctk.Candidates | None:
-        """Every pair of different bodies' primitives whose boxes, swept over the straight move
-        x0 -> x1 (n, 3) and inflated by `radius` (m), overlap, and every vertex within
-        `plane_radius` (default `radius`) of a plane at either end (ipctk's Candidates.build of
-        that move, which has one radius for both); None where there are so many that ipctk's
-        LBVH builds them sooner (CANDIDATES_PER_PRIMITIVE)."""
-        pairs = self.pairs(x0, x1, radius, plane_radius)
-        return None if self.too_many(pairs) else self.candidates_of(*pairs)
-
     def too_many(self, pairs: tuple[np.ndarray, ...]) -> bool:
         """Whether ipctk's LBVH would build these pairs' candidates sooner than they are
         handed over (CANDIDATES_PER_PRIMITIVE)."""
@@ -166,8 +155,11 @@ class BodyBroadPhase:
     def pairs(
         self, x0: np.ndarray, x1: np.ndarray, radius: float, plane_radius: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The candidates as id arrays: edge-edge (k, 2), face-vertex (k, 2), vertex-vertex
-        (k, 2), (plane, vertex) (k, 2)."""
+        """Every pair of different bodies' primitives whose boxes, swept over the straight move
+        x0 -> x1 (n, 3) and inflated by `radius` (m), overlap, and every vertex within
+        `plane_radius` (default `radius`) of a plane at either end (ipctk's Candidates.build of
+        that move, which has one radius for both), as id arrays: edge-edge (k, 2), face-vertex
+        (k, 2), vertex-vertex (k, 2), (plane, vertex) (k, 2)."""
         x0 = np.ascontiguousarray(x0, dtype=float)
         x1 = np.ascontiguousarray(x1, dtype=float)
         planes = float(radius if plane_radius is None else plane_radius)

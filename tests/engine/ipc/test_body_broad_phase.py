@@ -327,7 +327,7 @@ def test_pooled_candidates_list_the_broad_phases_pairs_in_order(monkeypatch):
         monkeypatch.setattr(body_broad_phase, "POOL_MAX", pool_max)
         x1 = x0 + rng.normal(0.0, 2e-4 * (step % 2), size=x0.shape)
         ee, fv, vv, pv = bp.pairs(x0, x1, DHAT)
-        got = listed(bp.candidates(x0, x1, DHAT))
+        got = listed(bp.candidates_of(ee, fv, vv, pv))
         assert got[0] == [tuple(p) for p in ee.tolist()]
         assert got[1] == [tuple(p) for p in fv.tolist()]
         assert got[2] == [tuple(p) for p in vv.tolist()]
