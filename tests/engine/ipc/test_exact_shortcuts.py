@@ -74,8 +74,8 @@ def test_pair_sets_of_a_lifted_grip_equal_full_builds_with_one_broad_phase(sim, 
     s, x0, mesh, rows, pad0, normal, gap = _pad0_facing_the_cube(sim)
     radius = 1e-4
     broad = []
-    real_swept = ipc.swept_candidates
-    monkeypatch.setattr(ipc, "swept_candidates", lambda *a: broad.append(1) or real_swept(*a))
+    real_swept = ipc.swept_candidate_pairs  # a cover's broad phase
+    monkeypatch.setattr(ipc, "swept_candidate_pairs", lambda *a: broad.append(1) or real_swept(*a))
     s.__dict__.pop("_pair_covers", None)
     up = np.array([0.0, 0.0, 2e-3])
     counts = []
