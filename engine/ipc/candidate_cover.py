@@ -2,7 +2,8 @@
 
 A broad phase is most of a contact-set build (0.6-0.8 ms of 0.7-0.9 ms on the REACH cube
 scenes). `CandidateCover` keeps one with the per-vertex boxes inside which it still holds every
-pair a contact set or a CCD query needs, so later queries run the narrow phase only.
+pair a contact set or a CCD query needs, so later queries run the narrow phase only, over the
+pairs near enough to matter (engine.ipc.near_pairs).
 
 Distances between bodies do not change when every vertex moves by one common translation, so
 a cover also holds positions that such a translation brings inside its boxes: a lift raises
