@@ -23,11 +23,11 @@ ipctk's. Vertex-vertex and plane-vertex pairs (few) are always kept.
 
 from __future__ import annotations
 
-import ipctk
 import numpy as np
 from numba import njit
 
 from engine.ipc.body_broad_phase import BodyBroadPhase
+from engine.ipc.ipctk_gateway import Candidates
 from engine.ipc.primitive_distance import point_triangle_d2, segment_segment_d2
 
 # The gaps are measured again once a vertex has moved by more than this share of the scale
@@ -66,27 +66,27 @@ class NearPairs:
         self._x_ref: np.ndarray | None = None
         self._gap_ee = np.zeros(0)
         self._gap_fv = np.zeros(0)
-        self._all: ipctk.Candidates | None = None
+        self._all: Candidates | None = None
         # The last subset handed out: its edge-edge and face-vertex masks, size, candidates.
-        self._last: tuple[np.ndarray, np.ndarray, int, ipctk.Candidates] | None = None
+        self._last: tuple[np.ndarray, np.ndarray, int, Candidates] | None = None
 
     def __len__(self) -> int:
         return len(self.ee) + len(self.fv) + len(self.vv) + len(self.pv)
 
-    def all(self) -> ipctk.Candidates:
+    def all(self) -> Candidates:
         """Every pair, as ipctk's candidates (made once)."""
         if self._all is None:
             self._all = self.bodies.candidates_of(self.ee, self.fv, self.vv, self.pv)
         return self._all
 
-    def within(self, x: np.ndarray, radius: float) -> ipctk.Candidates:
+    def within(self, x: np.ndarray, radius: float) -> Candidates:
         """The pairs that may be closer than `radius` (m) at positions x (n, 3)."""
         if len(self) < PRUNE_MIN_PAIRS:
             return self.all()
         moved = self._moved_since_measured(x)
         return self._nearer_than((radius + 2.0 * moved) * (1.0 + SLACK_REL))
 
-    def may_stop(self, x0: np.ndarray, x1: np.ndarray) -> ipctk.Candidates:
+    def may_stop(self, x0: np.ndarray, x1: np.ndarray) -> Candidates:
         """The pairs additive CCD may stop on along the straight move x0 -> x1 (n, 3)."""
         if len(self) < PRUNE_MIN_PAIRS:
             return self.all()
@@ -113,7 +113,7 @@ class NearPairs:
             self._vertices = _vertices_of(len(b.owner), b.edges, b.faces, self.ee, self.fv)
         return self._vertices
 
-    def _nearer_than(self, limit: float) -> ipctk.Candidates:
+    def _nearer_than(self, limit: float) -> Candidates:
         """The pairs whose gap is at most `limit` (m), or a superset of them in the same order
         (the last subset, while it holds them all and is at most twice as large)."""
         ee = self._gap_ee <= limit
